@@ -1,0 +1,359 @@
+"""``MetricCollection``: many metrics behind one update, one fused sync and one result dict.
+
+Compute groups are explicit: metrics whose :attr:`~lightning_metrics.Metric.statistic_spec`
+are equal share one state and one ``update`` per batch. Nothing is inferred from state values,
+so two metrics that differ only in, say, their threshold never share.
+"""
+
+from __future__ import annotations
+
+from copy import deepcopy
+from typing import Any, Hashable, Iterable, Iterator, Optional, Sequence, Union
+
+import torch
+from torch import nn
+
+from lightning_metrics import distributed
+from lightning_metrics.metric import Metric
+
+MetricsInput = Union[Metric, "MetricCollection", Sequence[Union[Metric, "MetricCollection"]], dict]
+
+
+class MetricCollection(nn.ModuleDict):
+    """A dict of metrics updated, computed and reset together.
+
+    Args:
+        metrics: a metric, a sequence of metrics (keyed by class name), a dict (keys sorted)
+            or nested collections.
+        prefix / postfix: added to every key of the result.
+        compute_groups: ``True`` to share state between metrics with equal ``statistic_spec``,
+            ``False`` for none, or an explicit list of lists of metric names.
+
+    >>> import torch
+    >>> from lightning_metrics import MetricCollection
+    >>> from lightning_metrics.aggregation import MaxMetric, MeanMetric
+    >>> metrics = MetricCollection({"mean": MeanMetric(), "max": MaxMetric()}, prefix="val/")
+    >>> metrics.update(torch.tensor([1.0, 2.0, 6.0]))
+    >>> metrics.compute()
+    {'val/max': tensor(6.), 'val/mean': tensor(3.)}
+    """
+
+    def __init__(
+        self,
+        metrics: MetricsInput,
+        *additional_metrics: Metric,
+        prefix: Optional[str] = None,
+        postfix: Optional[str] = None,
+        compute_groups: Union[bool, list[list[str]]] = True,
+    ) -> None:
+        super().__init__()
+        self.prefix = _check_str(prefix, "prefix")
+        self.postfix = _check_str(postfix, "postfix")
+        if not isinstance(compute_groups, (bool, list)):
+            raise ValueError(
+                f"Argument `compute_groups` must be a bool or a list of lists of names, got {compute_groups!r}"
+            )
+        self._enable_compute_groups = compute_groups
+        self._groups: dict[int, list[str]] = {}
+        self.add_metrics(metrics, *additional_metrics)
+
+    # ------------------------------------------------------------ building
+    def add_metrics(self, metrics: MetricsInput, *additional_metrics: Metric) -> None:
+        """Add metrics (same forms as the constructor) and rebuild the compute groups."""
+        if isinstance(metrics, Metric):
+            metrics = [metrics]
+        if isinstance(metrics, Sequence) and not isinstance(metrics, str):
+            metrics = list(metrics)
+            for extra in additional_metrics:
+                if not isinstance(extra, (Metric, MetricCollection)):
+                    raise ValueError(f"Argument `additional_metrics` must hold metrics, got {extra!r}")
+                metrics.append(extra)
+        elif additional_metrics:
+            raise ValueError(
+                f"Argument `additional_metrics` is only allowed with a metric or a sequence, got {additional_metrics!r}"
+            )
+
+        if isinstance(metrics, dict):
+            for name in sorted(metrics):
+                self._add_one(name, metrics[name], nested_prefix=f"{name}_")
+        elif isinstance(metrics, list):
+            for metric in metrics:
+                name = type(metric).__name__ if isinstance(metric, Metric) else None
+                self._add_one(name, metric, nested_prefix="")
+        elif isinstance(metrics, MetricCollection):
+            for name, metric in metrics.items(keep_base=False):
+                self._add_one(name, metric, nested_prefix="")
+        else:
+            raise ValueError(
+                "Argument `metrics` must be a Metric, a MetricCollection, or a sequence or dict of them, "
+                f"got {type(metrics).__name__}"
+            )
+        self._build_groups()
+
+    def _add_one(self, name: Optional[str], metric: Any, nested_prefix: str) -> None:
+        if isinstance(metric, MetricCollection):
+            for key, inner in metric.items(keep_base=False):
+                inner._collection_prefix, inner._collection_postfix = metric.prefix, metric.postfix
+                self._insert(f"{nested_prefix}{key}", inner)
+            return
+        if not isinstance(metric, Metric):
+            raise ValueError(
+                f"Argument `metrics`: {name or 'item'} must be a lightning_metrics Metric or MetricCollection, "
+                f"got {type(metric).__name__}"
+            )
+        self._insert(str(name), metric)
+
+    def _insert(self, name: str, metric: Metric) -> None:
+        if name in self._modules:
+            raise ValueError(f"Argument `metrics`: two metrics are both named {name!r}")
+        self[name] = metric
+
+    def _build_groups(self) -> None:
+        names = list(self._modules)
+        if self._enable_compute_groups is False:
+            self._groups = {i: [n] for i, n in enumerate(names)}
+            return
+        if isinstance(self._enable_compute_groups, list):
+            groups = [list(g) for g in self._enable_compute_groups]
+            for group in groups:
+                for n in group:
+                    if n not in self._modules:
+                        raise ValueError(
+                            f"Argument `compute_groups`: {n!r} is not a metric of the collection {names}"
+                        )
+                _check_compatible(group, [self._modules[n] for n in group])
+            listed = {n for g in groups for n in g}
+            groups += [[n] for n in names if n not in listed]
+        else:
+            by_spec: dict[Hashable, list[str]] = {}
+            groups = []
+            for n in names:
+                spec = self._modules[n].statistic_spec  # type: ignore[union-attr]
+                if spec is None:
+                    groups.append([n])
+                    continue
+                key = (spec,)
+                if key not in by_spec:
+                    by_spec[key] = []
+                    groups.append(by_spec[key])
+                by_spec[key].append(n)
+        self._groups = dict(enumerate(groups))
+        self._share_group_states()
+
+    @property
+    def compute_groups(self) -> dict[int, list[str]]:
+        """The groups of metric names that share one state and one update."""
+        return self._groups
+
+    def _group_metrics(self) -> list[list[Metric]]:
+        return [[self._modules[n] for n in g] for g in self._groups.values()]  # type: ignore[misc]
+
+    def _share_group_states(self) -> None:
+        for group in self._group_metrics():
+            for member in group[1:]:
+                member._share_states_of(group[0])
+
+    # ------------------------------------------------------------ contract
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        """Update every compute group once (the first metric of a group updates for all)."""
+        for group in self._group_metrics():
+            leader = group[0]
+            leader.update(*args, **leader._filter_kwargs(**kwargs))
+            for member in group[1:]:
+                member._share_states_of(leader)
+
+    def forward(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """Accumulate the batch and return every metric's value on this batch alone."""
+        values: dict[str, Any] = {}
+        for names, group in zip(self._groups.values(), self._group_metrics()):
+            leader = group[0]
+            filtered = leader._filter_kwargs(**kwargs)
+            if len(group) > 1 and all(_reducible(m) for m in group):
+                results = leader._forward_shared(group, *args, **filtered)
+            else:
+                results = [m(*args, **m._filter_kwargs(**kwargs)) for m in group]
+                for member in group[1:]:
+                    member._share_states_of(leader)
+            values.update(zip(names, results))
+        return self._flatten(values)
+
+    def compute(self) -> dict[str, Any]:
+        """Compute every metric after ONE fused sync of all their states."""
+        with self._synced():
+            values = {name: metric.compute() for name, metric in self.items(keep_base=True)}
+        return self._flatten(values)
+
+    def reset(self) -> None:
+        """Reset every metric."""
+        for metric in self.values():
+            metric.reset()
+        self._share_group_states()
+
+    def _synced(self) -> Any:
+        return _CollectionSync(self)
+
+    # ---------------------------------------------------------------- access
+    def _set_name(self, base: str) -> str:
+        name = base if self.prefix is None else self.prefix + base
+        return name if self.postfix is None else name + self.postfix
+
+    def keys(self, keep_base: bool = False) -> Iterable[str]:  # type: ignore[override]
+        """Metric names, with prefix/postfix unless ``keep_base``."""
+        if keep_base:
+            return self._modules.keys()
+        return [self._set_name(k) for k in self._modules]
+
+    def items(self, keep_base: bool = False, copy_state: bool = True) -> Iterable[tuple[str, Metric]]:  # type: ignore[override]
+        """(name, metric) pairs, with prefix/postfix unless ``keep_base``."""
+        return [(k if keep_base else self._set_name(k), m) for k, m in self._modules.items()]  # type: ignore[misc]
+
+    def values(self, copy_state: bool = True) -> Iterable[Metric]:  # type: ignore[override]
+        """The metrics."""
+        return list(self._modules.values())  # type: ignore[arg-type]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys())
+
+    def __getitem__(self, key: str, copy_state: bool = True) -> Metric:  # type: ignore[override]
+        if key not in self._modules:
+            if self.prefix and key.startswith(self.prefix):
+                key = key[len(self.prefix) :]
+            if self.postfix and key.endswith(self.postfix):
+                key = key[: -len(self.postfix)]
+        return self._modules[key]  # type: ignore[return-value]
+
+    def clone(self, prefix: Optional[str] = None, postfix: Optional[str] = None) -> "MetricCollection":
+        """A deep copy (group sharing included), optionally with a new prefix/postfix."""
+        copy = deepcopy(self)
+        if prefix:
+            copy.prefix = _check_str(prefix, "prefix")
+        if postfix:
+            copy.postfix = _check_str(postfix, "postfix")
+        return copy
+
+    def persistent(self, mode: bool = True) -> None:
+        """Choose whether every metric's states are saved in ``state_dict``."""
+        for metric in self.values():
+            metric.persistent(mode)
+
+    def set_dtype(self, dst_type: Union[str, torch.dtype]) -> "MetricCollection":
+        """Cast the floating states of every metric."""
+        for metric in self.values():
+            metric.set_dtype(dst_type)
+        self._share_group_states()
+        return self
+
+    def _apply(self, fn: Any, recurse: bool = True) -> "MetricCollection":  # type: ignore[override]
+        out = super()._apply(fn)
+        self._share_group_states()  # device moves copy tensors: point members at the leader again
+        return out
+
+    @property
+    def metric_state(self) -> dict[str, dict[str, Any]]:
+        """Every metric's states, by metric name."""
+        return {k: m.metric_state for k, m in self.items(keep_base=False)}
+
+    def _flatten(self, values: dict[str, Any]) -> dict[str, Any]:
+        nested_keys = [k for v in values.values() if isinstance(v, dict) for k in v]
+        clash = len(nested_keys) != len(set(nested_keys)) or bool(set(nested_keys) & set(values))
+        flat: dict[str, Any] = {}
+        for name, value in values.items():
+            if not isinstance(value, dict):
+                flat[name] = value
+                continue
+            metric = self._modules[name]
+            for key, item in value.items():
+                if clash:
+                    key = f"{name}_{key}"
+                inner_prefix = getattr(metric, "_collection_prefix", None)
+                inner_postfix = getattr(metric, "_collection_postfix", None)
+                key = f"{inner_prefix or ''}{key}{inner_postfix or ''}"
+                flat[key] = item
+        return {self._set_name(k): v for k, v in flat.items()}
+
+    def __repr__(self) -> str:
+        text = super().__repr__()[:-2]
+        if self.prefix:
+            text += f",\n  prefix={self.prefix}"
+        if self.postfix:
+            text += f",\n  postfix={self.postfix}"
+        return text + "\n)"
+
+
+class _CollectionSync:
+    """Context: sync every metric of a collection in one fused exchange, then restore."""
+
+    def __init__(self, collection: MetricCollection) -> None:
+        self.collection = collection
+        self.synced: list[Metric] = []
+
+    def __enter__(self) -> None:
+        groups = self.collection._group_metrics()
+        leaders = [g[0] for g in groups if _needs_sync(g)]
+        if not leaders or not leaders[0].distributed_available_fn():
+            return
+        by_group: dict[int, tuple[Any, list[Metric]]] = {}
+        for leader in leaders:
+            by_group.setdefault(id(leader.process_group), (leader.process_group, []))[1].append(leader)
+        for process_group, members in by_group.values():
+            tree = _unique(m for leader in members for m in leader._sync_tree())
+            distributed.sync_metrics(tree, group=process_group)
+            self.synced += members
+        synced_ids = {id(m) for m in self.synced}
+        for group in groups:
+            if id(group[0]) in synced_ids:
+                for member in group[1:]:
+                    member._cache = member.metric_state
+                    member._share_states_of(group[0])
+                    member._is_synced = True
+                    self.synced.append(member)
+
+    def __exit__(self, *exc: Any) -> None:
+        for metric in self.synced:
+            if metric._is_synced:
+                metric.unsync()
+
+
+def _needs_sync(group: list[Metric]) -> bool:
+    leader = group[0]
+    return (
+        leader.sync_on_compute
+        and leader.dist_sync_fn is None
+        and not leader._is_synced
+        and any(m._computed is None for m in group)
+    )
+
+
+def _unique(metrics: Iterable[Metric]) -> list[Metric]:
+    seen: dict[int, Metric] = {}
+    for m in metrics:
+        seen.setdefault(id(m), m)
+    return list(seen.values())
+
+
+def _reducible(metric: Metric) -> bool:
+    return metric.full_state_update is False and not metric.dist_sync_on_step
+
+
+def _check_compatible(names: list[str], metrics: list[Metric]) -> None:
+    def layout(m: Metric) -> list:
+        return [
+            (n, m._reduction_kinds[n], type(d).__name__, getattr(d, "dtype", None), tuple(getattr(d, "shape", ())))
+            for n, d in m._defaults.items()
+        ]
+
+    first = layout(metrics[0])
+    for name, metric in zip(names[1:], metrics[1:]):
+        if layout(metric) != first or not first:
+            raise ValueError(
+                f"Argument `compute_groups`: {names[0]!r} and {name!r} cannot share state, their states differ"
+            )
+
+
+def _check_str(value: Optional[str], name: str) -> Optional[str]:
+    if value is None or isinstance(value, str):
+        return value
+    raise ValueError(f"Argument `{name}` must be a string, got {value!r}")
+
+
+__all__ = ["MetricCollection"]

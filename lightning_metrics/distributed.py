@@ -1,0 +1,267 @@
+"""Fused synchronisation of metric states across processes.
+
+All states of many metrics travel together, so the number of collective calls does not grow
+with the number of metrics:
+
+1. one ``all_gather`` of a fingerprint of the state layout, so ranks holding different metrics
+   (other keys, another ``num_classes``) fail with a clear error instead of hanging;
+2. one ``all_reduce`` per (operation, dtype) for ``sum``/``mean``/``max``/``min`` tensor states,
+   packed into a flat buffer;
+3. for ``cat``/``None``/callable states: one ``all_gather`` of the sizes and shapes of every
+   such state, then one ``all_gather`` per dtype of a flat buffer padded to the longest rank and
+   trimmed after. A rank without updates contributes nothing, of the right dtype and shape.
+
+The functions return merged copies and never modify local states; :class:`~lightning_metrics.Metric`
+keeps the local copy for ``unsync``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
+
+import torch
+import torch.distributed as dist
+from torch import Tensor
+
+if TYPE_CHECKING:
+    from lightning_metrics.metric import Metric
+
+_DTYPES = (
+    torch.float32,
+    torch.float64,
+    torch.float16,
+    torch.bfloat16,
+    torch.int64,
+    torch.int32,
+    torch.int16,
+    torch.int8,
+    torch.uint8,
+    torch.bool,
+    torch.complex64,
+    torch.complex128,
+)
+_DTYPE_CODE = {dtype: code for code, dtype in enumerate(_DTYPES)}
+_MAX_NDIM = 8
+_META_WIDTH = 3 + _MAX_NDIM  # present, dtype code, ndim, dims...
+_REDUCE_OPS = {"sum": "SUM", "mean": "SUM", "max": "MAX", "min": "MIN"}
+
+
+def is_available() -> bool:
+    """Whether a default process group is initialised (the default ``distributed_available_fn``).
+
+    >>> is_available()
+    False
+    """
+    return dist.is_available() and dist.is_initialized()
+
+
+def world_size(group: Optional[Any] = None) -> int:
+    """Number of processes in ``group`` (1 when not distributed)."""
+    return dist.get_world_size(group) if is_available() else 1
+
+
+def sync_metrics(metrics: Sequence["Metric"], group: Optional[Any] = None) -> None:
+    """Sync the states of ``metrics`` in one fused exchange; each keeps its local copy for ``unsync``."""
+    if not metrics:
+        return
+    synced = sync_states(metrics, group=group)
+    for metric, states in zip(metrics, synced):
+        metric._cache = metric.metric_state
+        for name, value in states.items():
+            setattr(metric, name, value)
+        metric._is_synced = True
+
+
+def sync_states(metrics: Sequence["Metric"], group: Optional[Any] = None) -> list[dict[str, Any]]:
+    """Return, for each metric, its states reduced over all processes of ``group``.
+
+    Works on any number of metrics with a bounded number of collective calls
+    (see the module docstring). Local states are not modified.
+    """
+    entries = [(i, name, m._reduction_kinds[name], m._reductions[name], getattr(m, name))
+               for i, m in enumerate(metrics) for name in m._defaults]
+    results: list[dict[str, Any]] = [{} for _ in metrics]
+    if world_size(group) == 1:
+        for i, name, _, _, value in entries:
+            results[i][name] = _to_single_rank(value)
+        return results
+
+    device = _pick_device(metrics)
+    packed = [e for e in entries if e[2] in _REDUCE_OPS and isinstance(e[4], Tensor)]
+    gathered = [e for e in entries if not (e[2] in _REDUCE_OPS and isinstance(e[4], Tensor))]
+
+    _check_same_layout(metrics, packed, gathered, device, group)
+    _all_reduce_packed(packed, results, group)
+    _all_gather_uneven(gathered, results, device, group)
+    return results
+
+
+def sync_states_with(metric: "Metric", dist_sync_fn: Callable, group: Optional[Any] = None) -> dict[str, Any]:
+    """Sync one metric with a user ``dist_sync_fn(tensor, group) -> list of per-rank tensors``.
+
+    This is the torchmetrics protocol, one call per state; the fused path is used otherwise.
+    """
+    out: dict[str, Any] = {}
+    for name in metric._defaults:
+        kind, fx, value = metric._reduction_kinds[name], metric._reductions[name], getattr(metric, name)
+        if isinstance(value, list):
+            if not value:
+                local = torch.empty(0, device=metric.device, dtype=metric.dtype)
+            else:
+                local = torch.cat([v.reshape(1) if v.ndim == 0 else v for v in value])
+            parts = [p for p in dist_sync_fn(local, group=group) if p.numel() or kind != "cat"]
+            out[name] = _combine_gathered(kind, fx, parts, was_list=True)
+        else:
+            out[name] = _combine_gathered(kind, fx, list(dist_sync_fn(value, group=group)), was_list=False)
+    return out
+
+
+def gather_all_tensors(tensor: Tensor, group: Optional[Any] = None) -> list[Tensor]:
+    """Gather a tensor from every process; shapes may differ in every dimension.
+
+    Usable as ``dist_sync_fn``. Two collectives: the shapes, then the padded data.
+    """
+    if world_size(group) == 1:
+        return [tensor]
+    shape = torch.tensor(list(tensor.shape) + [0] * (_MAX_NDIM - tensor.ndim), device=tensor.device)
+    shapes = _all_gather(shape, group)
+    sizes = [int(torch.prod(s[: tensor.ndim])) if tensor.ndim else 1 for s in shapes]
+    buffer = torch.zeros(max(sizes), dtype=tensor.dtype, device=tensor.device)
+    buffer[: tensor.numel()] = tensor.reshape(-1)
+    datas = _all_gather(buffer, group)
+    return [d[:n].reshape(tuple(int(x) for x in s[: tensor.ndim])) for d, n, s in zip(datas, sizes, shapes)]
+
+
+# ----------------------------------------------------------------- internals
+def _to_single_rank(value: Any) -> Any:
+    if isinstance(value, list):
+        return [v for v in value]
+    return value
+
+
+def _pick_device(metrics: Sequence["Metric"]) -> torch.device:
+    for metric in metrics:
+        for name in metric._defaults:
+            value = getattr(metric, name)
+            if isinstance(value, Tensor):
+                return value.device
+            if value:
+                return value[0].device
+    return metrics[0].device
+
+
+def _all_gather(tensor: Tensor, group: Optional[Any]) -> list[Tensor]:
+    out = [torch.empty_like(tensor) for _ in range(dist.get_world_size(group))]
+    dist.all_gather(out, tensor.contiguous(), group=group)
+    return out
+
+
+def _fingerprint(metrics: Sequence["Metric"], packed: list, gathered: list) -> int:
+    layout = [type(m).__qualname__ for m in metrics]
+    layout += [(i, n, k, str(v.dtype), tuple(v.shape)) for i, n, k, _, v in packed]
+    layout += [(i, n, k, type(v).__name__) for i, n, k, _, v in gathered]
+    digest = hashlib.blake2b(repr(layout).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") & ((1 << 62) - 1)
+
+
+def _check_same_layout(metrics: Sequence["Metric"], packed: list, gathered: list, device: torch.device,
+                       group: Optional[Any]) -> None:
+    local = _fingerprint(metrics, packed, gathered)
+    prints = _all_gather(torch.tensor([local], dtype=torch.int64, device=device), group)
+    values = [int(p.item()) for p in prints]
+    if len(set(values)) > 1:
+        names = ", ".join(sorted({type(m).__name__ for m in metrics}))
+        raise RuntimeError(
+            "Metric states differ across processes (layout fingerprints per rank: "
+            f"{values}); every rank must hold the same metrics with the same arguments "
+            f"(keys, num_classes, ...). Metrics on this rank: {names}."
+        )
+
+
+def _all_reduce_packed(packed: list, results: list[dict[str, Any]], group: Optional[Any]) -> None:
+    groups: dict[tuple[str, torch.dtype], list] = {}
+    for entry in packed:
+        groups.setdefault((_REDUCE_OPS[entry[2]], entry[4].dtype), []).append(entry)
+    world = dist.get_world_size(group)
+    for (op_name, dtype), members in sorted(groups.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
+        wire_dtype = torch.uint8 if dtype == torch.bool else dtype
+        flat = torch.cat([v.detach().reshape(-1).to(wire_dtype) for *_, v in members])
+        dist.all_reduce(flat, op=getattr(dist.ReduceOp, op_name), group=group)
+        offset = 0
+        for i, name, kind, _, value in members:
+            part = flat[offset : offset + value.numel()].reshape(value.shape).to(dtype)
+            offset += value.numel()
+            results[i][name] = part / world if kind == "mean" else part
+
+
+def _local_tensor(value: Any) -> Optional[Tensor]:
+    if isinstance(value, Tensor):
+        return value.detach()
+    if not value:
+        return None
+    return torch.cat([v.detach().reshape(1) if v.ndim == 0 else v.detach() for v in value])
+
+
+def _all_gather_uneven(gathered: list, results: list[dict[str, Any]], device: torch.device,
+                       group: Optional[Any]) -> None:
+    if not gathered:
+        return
+    locals_ = [_local_tensor(e[4]) for e in gathered]
+    meta = torch.zeros(len(gathered), _META_WIDTH, dtype=torch.int64)
+    for row, tensor in enumerate(locals_):
+        if tensor is None:
+            continue
+        if tensor.ndim > _MAX_NDIM:
+            raise ValueError(f"States of more than {_MAX_NDIM} dimensions cannot be synced, got {tensor.shape}")
+        meta[row, :3] = torch.tensor([1, _DTYPE_CODE[tensor.dtype], tensor.ndim])
+        meta[row, 3 : 3 + tensor.ndim] = torch.tensor(tensor.shape)
+    metas = [m.cpu() for m in _all_gather(meta.to(device), group)]  # one host sync for all shapes
+
+    per_rank: list[list[Optional[Tensor]]] = [[None] * len(metas) for _ in gathered]
+    codes = sorted({int(c) for m in metas for c in m[m[:, 0] == 1, 1].tolist()})
+    for code in codes:
+        dtype = _DTYPES[code]
+        wire_dtype = torch.uint8 if dtype == torch.bool else dtype
+        rows = [r for r in range(len(gathered))]
+        sizes = [[_numel(m[r]) if m[r, 0] == 1 and m[r, 1] == code else 0 for r in rows] for m in metas]
+        longest = max(sum(s) for s in sizes)
+        local = [locals_[r].reshape(-1).to(wire_dtype) for r in rows
+                 if locals_[r] is not None and locals_[r].dtype == dtype]
+        buffer = torch.zeros(longest, dtype=wire_dtype, device=device)
+        if local:
+            flat = torch.cat(local)
+            buffer[: flat.numel()] = flat
+        for rank, data in enumerate(_all_gather(buffer, group)):
+            offset = 0
+            for r in rows:
+                n = sizes[rank][r]
+                if metas[rank][r, 0] == 1 and metas[rank][r, 1] == code:
+                    shape = tuple(int(x) for x in metas[rank][r, 3 : 3 + int(metas[rank][r, 2])])
+                    per_rank[r][rank] = data[offset : offset + n].reshape(shape).to(dtype)
+                offset += n
+
+    for (i, name, kind, fx, value), parts in zip(gathered, per_rank):
+        present = [p for p in parts if p is not None]
+        results[i][name] = _combine_gathered(kind, fx, present, was_list=isinstance(value, list))
+
+
+def _numel(meta_row: Tensor) -> int:
+    n = 1
+    for d in meta_row[3 : 3 + int(meta_row[2])].tolist():
+        n *= int(d)
+    return n
+
+
+def _combine_gathered(kind: str, fx: Any, parts: list[Tensor], was_list: bool) -> Any:
+    """Merge the per-rank values of one state (ranks without data already left out)."""
+    if kind == "cat":
+        if not parts:
+            return []
+        return torch.cat([p.reshape(1) if p.ndim == 0 else p for p in parts])
+    if was_list:  # list states with another reduction: keep one item per rank, as torchmetrics does
+        return parts
+    stacked = torch.stack(parts)
+    if kind == "none":
+        return stacked
+    return fx(stacked)

@@ -1,0 +1,3 @@
+"""Stateless regression metrics (torchmetrics names and arguments)."""
+
+__all__: list[str] = []

@@ -1,0 +1,886 @@
+"""The ``Metric`` base class: states, the update/compute contract, forward, merging and sync.
+
+A metric declares its states with :meth:`Metric.add_state`; each state carries a reduction
+(``sum``, ``mean``, ``max``, ``min``, ``cat``, ``None`` or a callable) that is the single
+source of truth for merging two states: in ``forward``, in :meth:`Metric.merge_state` and
+across processes in :mod:`lightning_metrics.distributed`.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from contextlib import contextmanager
+from copy import deepcopy
+from typing import Any, Callable, Generator, Hashable, Optional, Union
+
+import torch
+from torch import Tensor, nn
+
+from lightning_metrics import distributed
+from lightning_metrics.utilities.data import (
+    dim_zero_cat,
+    dim_zero_max,
+    dim_zero_mean,
+    dim_zero_min,
+    dim_zero_sum,
+)
+
+State = Union[Tensor, list]
+
+# name accepted by add_state -> (reduction function stored for torchmetrics compatibility)
+_NAMED_REDUCTIONS: dict[str, Callable] = {
+    "sum": dim_zero_sum,
+    "mean": dim_zero_mean,
+    "max": dim_zero_max,
+    "min": dim_zero_min,
+    "cat": dim_zero_cat,
+}
+_KIND_OF_FN = {fn: name for name, fn in _NAMED_REDUCTIONS.items()}
+
+_CONSTANT_ATTRIBUTES = ("higher_is_better", "is_differentiable", "full_state_update")
+# nn.Module methods that cast floating tensors; metric states ignore them (use ``set_dtype``).
+_DTYPE_CASTS = ("Module.half", "Module.float", "Module.double", "Module.bfloat16", "Module.type")
+
+
+class MetricUserError(RuntimeError):
+    """Raised when the metric API is used in the wrong order (e.g. ``sync`` twice)."""
+
+
+def reduction_kind(fx: Any) -> str:
+    """Map a ``dist_reduce_fx`` to its kind: sum, mean, max, min, cat, none or custom.
+
+    >>> reduction_kind("sum"), reduction_kind(None), reduction_kind(lambda x: x)
+    ('sum', 'none', 'custom')
+    """
+    if fx is None:
+        return "none"
+    if isinstance(fx, str):
+        return fx
+    return _KIND_OF_FN.get(fx, "custom")
+
+
+def merge_two(kind: str, fx: Any, current: State, incoming: State) -> State:
+    """Merge two values of one state according to its reduction (``incoming`` comes first)."""
+    if kind == "sum":
+        return incoming + current
+    if kind == "max":
+        return torch.maximum(incoming, current)
+    if kind == "min":
+        return torch.minimum(incoming, current)
+    if kind == "cat":
+        if isinstance(incoming, Tensor) or isinstance(current, Tensor):
+            parts = [p for p in (incoming, current) if not (isinstance(p, list) and not p)]
+            return dim_zero_cat([dim_zero_cat(p) for p in parts]) if parts else []
+        return [*incoming, *current]
+    if kind == "none":
+        if isinstance(incoming, list):
+            return [*incoming, *current]
+        return torch.stack([incoming, current])
+    if kind == "custom":
+        return fx(torch.stack([incoming, current]))
+    raise TypeError(f"Unsupported reduction {fx!r}")
+
+
+def _squeeze_scalar(value: Any) -> Any:
+    if isinstance(value, Tensor) and value.numel() == 1 and value.ndim > 0:
+        return value.squeeze()
+    return value
+
+
+def _clone_tensors(value: Any) -> Any:
+    if isinstance(value, Tensor):
+        return value.clone()
+    if isinstance(value, dict):
+        return {k: _clone_tensors(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_clone_tensors(v) for v in value)
+    return value
+
+
+def _apply_tensors(value: Any, fn: Callable[[Tensor], Tensor]) -> Any:
+    if isinstance(value, Tensor):
+        return fn(value)
+    if isinstance(value, dict):
+        return {k: _apply_tensors(v, fn) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_apply_tensors(v, fn) for v in value)
+    return value
+
+
+def _wrap_update(update: Callable) -> Callable:
+    @functools.wraps(update)
+    def wrapped(self: Metric, *args: Any, **kwargs: Any) -> None:
+        if self._in_update:  # a subclass calling super().update(): count the call once
+            return update(self, *args, **kwargs)
+        snapshot = {name: getattr(self, name) for name in self._defaults}
+        lengths = {name: len(v) for name, v in snapshot.items() if isinstance(v, list)}
+        self._in_update = True
+        self._computed = None
+        self._update_count += 1
+        try:
+            with torch.set_grad_enabled(self._enable_grad):
+                update(self, *args, **kwargs)
+        except BaseException as err:
+            # Roll back reassigned states and appended list items: a rejected batch leaves no trace.
+            self._update_count -= 1
+            for name, value in snapshot.items():
+                if name in lengths:
+                    del value[lengths[name] :]
+                setattr(self, name, value)
+            if isinstance(err, RuntimeError) and "Expected all tensors to be on" in str(err):
+                raise RuntimeError(
+                    f"{type(self).__name__}: the input is on another device than the metric states "
+                    f"({self.device}); move the metric with `.to(device)`."
+                ) from err
+            raise
+        finally:
+            self._in_update = False
+        if self.compute_on_cpu:
+            self._move_list_states_to_cpu()
+
+    wrapped._lm_wrapped = True  # type: ignore[attr-defined]
+    return wrapped
+
+
+def _wrap_compute(compute: Callable) -> Callable:
+    @functools.wraps(compute)
+    def wrapped(self: Metric, *args: Any, **kwargs: Any) -> Any:
+        if self._in_compute:
+            return compute(self, *args, **kwargs)
+        if self._update_count == 0:
+            import warnings
+
+            warnings.warn(
+                f"The ``compute`` method of metric {type(self).__name__} was called before the ``update`` "
+                "method which may lead to errors, as metric states have not yet been updated.",
+                UserWarning,
+                stacklevel=2,
+            )
+        if self._computed is not None:
+            return self._computed
+        self._in_compute = True
+        synced_outside = self._is_synced  # a parent (wrapper, collection) synced us: leave it to them
+        try:
+            with self.sync_context(
+                dist_sync_fn=self.dist_sync_fn,
+                should_sync=self._to_sync and not synced_outside,
+                should_unsync=self._should_unsync and not synced_outside,
+            ):
+                value = _clone_tensors(_squeeze_scalar(compute(self, *args, **kwargs)))
+        finally:
+            self._in_compute = False
+        if self.compute_with_cache:
+            self._computed = value
+        return value
+
+    wrapped._lm_wrapped = True  # type: ignore[attr-defined]
+    return wrapped
+
+
+class Metric(nn.Module):
+    """Base class for all metrics: declare states, accumulate in ``update``, reduce in ``compute``.
+
+    Subclasses call :meth:`add_state` in ``__init__`` and implement ``update`` and ``compute``;
+    both are wrapped automatically (update counting, gradients off outside ``forward``, the
+    compute cache, distributed sync). A metric may also declare :attr:`statistic_spec` so that
+    a :class:`~lightning_metrics.MetricCollection` shares its state with equal metrics.
+
+    Example (a custom metric written as for torchmetrics):
+
+    >>> import torch
+    >>> from lightning_metrics import Metric
+    >>> class MyAccuracy(Metric):
+    ...     def __init__(self, **kwargs):
+    ...         super().__init__(**kwargs)
+    ...         self.add_state("correct", default=torch.tensor(0), dist_reduce_fx="sum")
+    ...         self.add_state("total", default=torch.tensor(0), dist_reduce_fx="sum")
+    ...     def update(self, preds, target):
+    ...         self.correct += (preds == target).sum()
+    ...         self.total += target.numel()
+    ...     def compute(self):
+    ...         return self.correct.float() / self.total
+    >>> metric = MyAccuracy()
+    >>> metric(torch.tensor([1, 0, 1]), torch.tensor([1, 1, 1]))  # batch value, also accumulated
+    tensor(0.6667)
+    >>> metric.update(torch.tensor([1]), torch.tensor([1]))
+    >>> metric.compute()
+    tensor(0.7500)
+    """
+
+    __jit_unused_properties__ = ["is_differentiable"]
+    is_differentiable: Optional[bool] = None
+    higher_is_better: Optional[bool] = None
+    full_state_update: Optional[bool] = None
+
+    # Optional plotting hints, read by ``lightning_metrics.plotting`` (torchmetrics names).
+    plot_lower_bound: Optional[float] = None
+    plot_upper_bound: Optional[float] = None
+    plot_legend_name: Optional[str] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name, wrap in (("update", _wrap_update), ("compute", _wrap_compute)):
+            method = cls.__dict__.get(name)
+            if method is not None and not getattr(method, "_lm_wrapped", False):
+                setattr(cls, name, wrap(method))
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__()
+        self.compute_on_cpu = _bool_kwarg(kwargs, "compute_on_cpu", False)
+        self.dist_sync_on_step = _bool_kwarg(kwargs, "dist_sync_on_step", False)
+        self.process_group = kwargs.pop("process_group", None)
+        self.dist_sync_fn = kwargs.pop("dist_sync_fn", None)
+        if self.dist_sync_fn is not None and not callable(self.dist_sync_fn):
+            raise ValueError(f"Argument `dist_sync_fn` must be callable or None, got {self.dist_sync_fn!r}")
+        self.distributed_available_fn = kwargs.pop("distributed_available_fn", None) or distributed.is_available
+        if not callable(self.distributed_available_fn):
+            raise ValueError(
+                f"Argument `distributed_available_fn` must be callable, got {self.distributed_available_fn!r}"
+            )
+        self.sync_on_compute = _bool_kwarg(kwargs, "sync_on_compute", True)
+        self.compute_with_cache = _bool_kwarg(kwargs, "compute_with_cache", True)
+        if kwargs:
+            raise ValueError(
+                f"{type(self).__name__} got unexpected keyword arguments: {', '.join(sorted(kwargs))}"
+            )
+
+        self._device = torch.empty(0).device
+        self._dtype = torch.get_default_dtype()
+        self._defaults: dict[str, State] = {}
+        self._persistent: dict[str, bool] = {}
+        self._reductions: dict[str, Any] = {}
+        self._reduction_kinds: dict[str, str] = {}
+
+        self._update_count = 0
+        self._computed: Any = None
+        self._forward_cache: Any = None
+        self._to_sync = self.sync_on_compute
+        self._should_unsync = True
+        self._enable_grad = False
+        self._dtype_convert = False
+        self._is_synced = False
+        self._cache: Optional[dict[str, State]] = None
+        self._in_update = False
+        self._in_compute = False
+
+    # ------------------------------------------------------------------ states
+    def add_state(
+        self,
+        name: str,
+        default: State,
+        dist_reduce_fx: Union[str, Callable, None] = None,
+        persistent: bool = False,
+    ) -> None:
+        """Declare a state: a tensor, or an empty list that ``update`` appends tensors to.
+
+        ``dist_reduce_fx`` says how two values of the state merge: ``"sum"``, ``"mean"``,
+        ``"max"``, ``"min"``, ``"cat"``, ``None`` (stack) or a callable that receives the
+        values stacked along a new leading dimension.
+
+        >>> import torch
+        >>> m = Metric.__new__(Metric); Metric.__init__(m)
+        >>> m.add_state("total", torch.tensor(0.0), dist_reduce_fx="max")
+        >>> m.add_state("total", torch.tensor(0.0), dist_reduce_fx="avg")
+        Traceback (most recent call last):
+        ...
+        ValueError: Argument `dist_reduce_fx` of state 'total' must be a callable or one of ('sum', 'mean', 'max', 'min', 'cat', None), got 'avg'
+        """
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"Argument `name` must be a valid identifier, got {name!r}")
+        if not isinstance(default, Tensor) and not (isinstance(default, list) and len(default) == 0):
+            raise ValueError(
+                f"Argument `default` of state {name!r} must be a tensor or an empty list, got {default!r}"
+            )
+        if isinstance(dist_reduce_fx, str) and dist_reduce_fx in _NAMED_REDUCTIONS:
+            fx: Any = _NAMED_REDUCTIONS[dist_reduce_fx]
+        elif dist_reduce_fx is None or (callable(dist_reduce_fx) and not isinstance(dist_reduce_fx, str)):
+            fx = dist_reduce_fx
+        else:
+            raise ValueError(
+                f"Argument `dist_reduce_fx` of state {name!r} must be a callable or one of "
+                f"('sum', 'mean', 'max', 'min', 'cat', None), got {dist_reduce_fx!r}"
+            )
+        if not isinstance(persistent, bool):
+            raise ValueError(f"Argument `persistent` of state {name!r} must be a bool, got {persistent!r}")
+        if name not in self._defaults and (hasattr(self, name) or name in _RESERVED_NAMES):
+            raise ValueError(
+                f"Argument `name`: state {name!r} clashes with an existing attribute of {type(self).__name__}"
+            )
+        if isinstance(default, Tensor):
+            default = default.detach().contiguous()
+        setattr(self, name, default.clone() if isinstance(default, Tensor) else [])
+        self._defaults[name] = default.clone() if isinstance(default, Tensor) else []
+        self._persistent[name] = persistent
+        self._reductions[name] = fx
+        self._reduction_kinds[name] = reduction_kind(fx)
+
+    @property
+    def metric_state(self) -> dict[str, State]:
+        """The current value of every state, by name."""
+        return {name: getattr(self, name) for name in self._defaults}
+
+    @property
+    def update_called(self) -> bool:
+        """Whether ``update`` or ``forward`` ran since construction or the last ``reset``."""
+        return self._update_count > 0
+
+    @property
+    def update_count(self) -> int:
+        """How many times ``update`` or ``forward`` ran since construction or the last ``reset``."""
+        return self._update_count
+
+    @property
+    def statistic_spec(self) -> Optional[Hashable]:
+        """A hashable description of the accumulated statistic, or ``None`` (never shared).
+
+        Metrics in a :class:`~lightning_metrics.MetricCollection` whose specs are equal share
+        one state and one ``update`` per batch. A spec must capture everything that shapes the
+        state (statistic kind, sizes, thresholds, input handling) and nothing that only
+        ``compute`` uses (averaging, zero division).
+        """
+        return None
+
+    @property
+    def device(self) -> torch.device:
+        """The device the states live on."""
+        return self._device
+
+    @property
+    def dtype(self) -> torch.dtype:
+        """The default floating dtype of the metric."""
+        return self._dtype
+
+    # ---------------------------------------------------------- the contract
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        """Accumulate a batch into the states (implemented by subclasses)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement `update`")
+
+    def compute(self) -> Any:
+        """Reduce the states to the metric value (implemented by subclasses)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement `compute`")
+
+    def reset(self) -> None:
+        """Return every state to its default and forget the update count and caches."""
+        self._update_count = 0
+        self._forward_cache = None
+        self._computed = None
+        for name, default in self._defaults.items():
+            if isinstance(default, Tensor):
+                setattr(self, name, default.detach().clone().to(self._device))
+            else:
+                setattr(self, name, [])
+        self._cache = None
+        self._is_synced = False
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        """Accumulate the batch and return the metric computed on this batch alone."""
+        if self._is_synced:
+            raise MetricUserError("The metric must not be synced during `forward`; did you forget `unsync`?")
+        if self.full_state_update or self.full_state_update is None or self.dist_sync_on_step:
+            self._forward_cache = self._forward_full_state_update(*args, **kwargs)
+        else:
+            self._forward_cache = self._forward_reduce_state_update(*args, **kwargs)
+        return self._forward_cache
+
+    def _forward_full_state_update(self, *args: Any, **kwargs: Any) -> Any:
+        # two updates: one into the accumulated state, one into a fresh state for the batch value
+        self.update(*args, **kwargs)
+        count, accumulated = self._update_count, self.metric_state
+        try:
+            with self._batch_context():
+                self._reset_states_only()
+                self._update_count = 0
+                self.update(*args, **kwargs)
+                return self.compute()
+        finally:
+            for name, value in accumulated.items():
+                setattr(self, name, value)
+            self._update_count = count
+
+    def _forward_reduce_state_update(self, *args: Any, **kwargs: Any) -> Any:
+        return self._forward_shared([self], *args, **kwargs)[0]
+
+    def _forward_shared(self, members: list["Metric"], *args: Any, **kwargs: Any) -> list[Any]:
+        """One update on a fresh state gives the batch value of every member sharing this
+        metric's statistic; the accumulated state is then merged back in by the reductions."""
+        count, accumulated = self._update_count, self.metric_state
+        values = []
+        try:
+            with self._batch_context():
+                self._reset_states_only()
+                self._update_count = 0
+                self.update(*args, **kwargs)
+            for member in members:
+                member._share_states_of(self)
+                with member._batch_context():
+                    values.append(member.compute())
+        except BaseException:
+            for name, value in accumulated.items():
+                setattr(self, name, value)
+            self._update_count = count
+            for member in members:
+                member._share_states_of(self)
+            raise
+        self._update_count = count + 1
+        with torch.no_grad():
+            self._merge_states(accumulated)
+        for member, value in zip(members, values):
+            member._share_states_of(self)
+            member._forward_cache = value
+        return values
+
+    def _share_states_of(self, leader: "Metric") -> None:
+        """Point this metric's states at ``leader``'s (metrics with equal ``statistic_spec``)."""
+        if leader is not self:
+            for name in leader._defaults:
+                setattr(self, name, getattr(leader, name))
+            self._update_count = leader._update_count
+        self._computed = None
+
+    def _reset_states_only(self) -> None:
+        for name, default in self._defaults.items():
+            setattr(self, name, default.detach().clone().to(self._device) if isinstance(default, Tensor) else [])
+        self._computed = None
+
+    @contextmanager
+    def _batch_context(self) -> Generator[None, None, None]:
+        """Settings for computing a batch value inside ``forward``: grads on, sync per step only."""
+        saved = (self.compute_on_cpu, self._to_sync, self._should_unsync, self._enable_grad)
+        self.compute_on_cpu = False
+        self._to_sync = self.dist_sync_on_step
+        self._should_unsync = False
+        self._enable_grad = True
+        try:
+            yield
+        finally:
+            self.compute_on_cpu, self._to_sync, self._should_unsync, self._enable_grad = saved
+            self._is_synced = False
+            self._cache = None
+            self._computed = None
+            if self.compute_on_cpu:
+                self._move_list_states_to_cpu()
+
+    # ------------------------------------------------------------- merging
+    def merge_state(self, incoming_state: Union[dict[str, State], "Metric"]) -> None:
+        """Merge another metric's state (or a state dict) into this one, by each state's reduction.
+
+        >>> import torch
+        >>> from lightning_metrics.aggregation import SumMetric
+        >>> a, b = SumMetric(), SumMetric()
+        >>> a.update(1.0); b.update(2.0)
+        >>> a.merge_state(b)
+        >>> a.compute()
+        tensor(3.)
+        """
+        if isinstance(incoming_state, Metric):
+            if not isinstance(incoming_state, type(self)):
+                raise ValueError(
+                    f"Argument `incoming_state` must be a {type(self).__name__}, "
+                    f"got {type(incoming_state).__name__}"
+                )
+            count = incoming_state._update_count
+            incoming_state = incoming_state.metric_state
+        elif isinstance(incoming_state, dict):
+            count = 1
+        else:
+            raise ValueError(
+                f"Argument `incoming_state` must be a dict or a Metric, got {type(incoming_state).__name__}"
+            )
+        if self.full_state_update or self.full_state_update is None or self.dist_sync_on_step:
+            raise RuntimeError(
+                f"{type(self).__name__}.merge_state is not supported with full_state_update=True or "
+                "dist_sync_on_step=True; override `merge_state` for this metric."
+            )
+        missing = [name for name in self._defaults if name not in incoming_state]
+        if missing:
+            raise ValueError(f"Argument `incoming_state` lacks the states {missing}")
+        self._update_count += count
+        self._merge_states(incoming_state)
+        self._computed = None
+
+    def _merge_states(self, incoming: dict[str, State]) -> None:
+        for name in self._defaults:
+            kind = self._reduction_kinds[name]
+            current = getattr(self, name)
+            if kind == "mean":  # running mean over update calls, as torchmetrics does
+                total = max(self._update_count, 1)
+                merged = ((total - 1) * incoming[name] + current).float() / total
+            else:
+                merged = merge_two(kind, self._reductions[name], current, incoming[name])
+            setattr(self, name, merged)
+
+    # ---------------------------------------------------------------- sync
+    def sync(
+        self,
+        dist_sync_fn: Optional[Callable] = None,
+        process_group: Optional[Any] = None,
+        should_sync: bool = True,
+        distributed_available: Optional[Callable] = None,
+    ) -> None:
+        """Replace the local states by their reduction over all processes (keeps a local copy)."""
+        if self._is_synced and should_sync:
+            raise MetricUserError("The metric has already been synced.")
+        available = distributed_available or self.distributed_available_fn
+        if not should_sync or not (callable(available) and available()):
+            return
+        group = process_group or self.process_group
+        if dist_sync_fn is None:
+            # one fused exchange for this metric and every metric nested in it (wrappers, operands)
+            distributed.sync_metrics(self._sync_tree(), group=group)
+        else:
+            self._cache = self.metric_state
+            for name, value in distributed.sync_states_with(self, dist_sync_fn, group=group).items():
+                setattr(self, name, value)
+            self._is_synced = True
+
+    def _sync_tree(self) -> list["Metric"]:
+        """This metric and the metrics nested in it whose states are not synced yet."""
+        return [m for m in self.modules() if isinstance(m, Metric) and not m._is_synced]
+
+    def unsync(self, should_unsync: bool = True) -> None:
+        """Restore the local states saved by :meth:`sync`."""
+        if not should_unsync:
+            return
+        if not self._is_synced:
+            raise MetricUserError("The metric has already been un-synced.")
+        for metric in [m for m in self.modules() if isinstance(m, Metric) and m._is_synced]:
+            if metric._cache is None:
+                raise MetricUserError("The internal cache should exist to unsync the metric.")
+            for name, value in metric._cache.items():
+                setattr(metric, name, value)
+            metric._is_synced = False
+            metric._cache = None
+
+    @contextmanager
+    def sync_context(
+        self,
+        dist_sync_fn: Optional[Callable] = None,
+        process_group: Optional[Any] = None,
+        should_sync: bool = True,
+        should_unsync: bool = True,
+        distributed_available: Optional[Callable] = None,
+    ) -> Generator[None, None, None]:
+        """Sync on entry and restore the local states on exit."""
+        self.sync(dist_sync_fn, process_group, should_sync, distributed_available)
+        try:
+            yield
+        finally:
+            self.unsync(should_unsync=self._is_synced and should_unsync)
+
+    # ---------------------------------------------------- copies, devices, io
+    def _copy_states(self) -> dict[str, State]:
+        out: dict[str, State] = {}
+        for name in self._defaults:
+            value = getattr(self, name)
+            out[name] = value.detach().clone() if isinstance(value, Tensor) else [v.detach().clone() for v in value]
+        return out
+
+    def _move_list_states_to_cpu(self) -> None:
+        for name in self._defaults:
+            value = getattr(self, name)
+            if isinstance(value, list):
+                setattr(self, name, [v.to("cpu") for v in value])
+
+    def clone(self) -> "Metric":
+        """A deep copy of the metric, states included."""
+        return deepcopy(self)
+
+    def persistent(self, mode: bool = False) -> None:
+        """Choose whether the states are saved in ``state_dict``."""
+        for name in self._persistent:
+            self._persistent[name] = mode
+
+    def state_dict(  # type: ignore[override]
+        self, destination: Optional[dict] = None, prefix: str = "", keep_vars: bool = False
+    ) -> dict[str, Any]:
+        """The module's state dict plus the persistent metric states."""
+        destination = super().state_dict(destination=destination, prefix=prefix, keep_vars=keep_vars)
+        for name in self._defaults:
+            if not self._persistent[name]:
+                continue
+            value = getattr(self, name)
+            if isinstance(value, Tensor):
+                value = value if keep_vars else value.detach()
+                destination[prefix + name] = value.clone()
+            else:
+                destination[prefix + name] = [v if keep_vars else v.detach().clone() for v in value]
+        return destination
+
+    def _load_from_state_dict(
+        self,
+        state_dict: dict,
+        prefix: str,
+        local_metadata: dict,
+        strict: bool,
+        missing_keys: list,
+        unexpected_keys: list,
+        error_msgs: list,
+    ) -> None:
+        for name in self._defaults:
+            key = prefix + name
+            if key in state_dict:
+                value = state_dict.pop(key)
+                setattr(self, name, value.to(self._device) if isinstance(value, Tensor) else list(value))
+                self._computed = None
+        super()._load_from_state_dict(
+            state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+        )
+
+    def _apply(self, fn: Callable, recurse: bool = True) -> "Metric":  # type: ignore[override]
+        this = super()._apply(fn) if recurse else self
+        qualname = getattr(fn, "__qualname__", str(fn))
+        if not self._dtype_convert and any(cast in qualname for cast in _DTYPE_CASTS):
+            return this  # Lightning's precision casts must not touch integer-exact states
+        for name, default in this._defaults.items():
+            if isinstance(default, Tensor):
+                this._defaults[name] = fn(default)
+            value = getattr(this, name)
+            setattr(this, name, fn(value) if isinstance(value, Tensor) else [fn(v) for v in value])
+        probe = fn(torch.zeros((), device=self._device, dtype=self._dtype))
+        this._device = probe.device
+        if probe.is_floating_point():
+            this._dtype = probe.dtype
+        this._computed = _apply_tensors(this._computed, fn)
+        this._forward_cache = _apply_tensors(this._forward_cache, fn)
+        if this._cache is not None:
+            this._cache = {k: _apply_tensors(v, fn) for k, v in this._cache.items()}
+        return this
+
+    def set_dtype(self, dst_type: Union[str, torch.dtype]) -> "Metric":
+        """Cast the floating states to ``dst_type`` (integer counters keep their exact dtype).
+
+        >>> import torch
+        >>> from lightning_metrics.aggregation import MeanMetric
+        >>> MeanMetric().set_dtype(torch.float64).mean_value.dtype
+        torch.float64
+        """
+        dtype = getattr(torch, dst_type) if isinstance(dst_type, str) else dst_type
+        self._dtype_convert = True
+        try:
+            self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
+        finally:
+            self._dtype_convert = False
+        return self
+
+    def type(self, dst_type: Union[str, torch.dtype]) -> "Metric":  # type: ignore[override]
+        """Ignored for metric states; use :meth:`set_dtype`."""
+        return self
+
+    def float(self) -> "Metric":
+        """Ignored for metric states; use :meth:`set_dtype`."""
+        return self
+
+    def double(self) -> "Metric":
+        """Ignored for metric states; use :meth:`set_dtype`."""
+        return self
+
+    def half(self) -> "Metric":
+        """Ignored for metric states; use :meth:`set_dtype`."""
+        return self
+
+    def bfloat16(self) -> "Metric":
+        """Ignored for metric states; use :meth:`set_dtype`."""
+        return self
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _CONSTANT_ATTRIBUTES and "_defaults" in self.__dict__:
+            raise RuntimeError(f"Can't change const `{name}`.")
+        super().__setattr__(name, value)
+
+    def _filter_kwargs(self, **kwargs: Any) -> dict[str, Any]:
+        """Keep the keyword arguments that this metric's ``update`` accepts."""
+        params = inspect.signature(self.update).parameters
+        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+            return kwargs
+        return {k: v for k, v in kwargs.items() if k in params}
+
+    def plot(self, val: Any = None, ax: Any = None) -> Any:
+        """Draw the value (or the current ``compute()``) with matplotlib; returns ``(fig, ax)``."""
+        from lightning_metrics import plotting
+
+        return plotting.plot_metric(self, val=val, ax=ax)
+
+    def __hash__(self) -> int:  # identity: states change, and comparisons build metrics
+        return object.__hash__(self)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()" if not self._modules else super().__repr__()
+
+    # ------------------------------------------------------------ arithmetic
+    def __add__(self, other: Any) -> "CompositionalMetric":
+        return CompositionalMetric(torch.add, self, other)
+
+    def __radd__(self, other: Any) -> "CompositionalMetric":
+        return CompositionalMetric(torch.add, other, self)
+
+    def __sub__(self, other: Any) -> "CompositionalMetric":
+        return CompositionalMetric(torch.sub, self, other)
+
+    def __rsub__(self, other: Any) -> "CompositionalMetric":
+        return CompositionalMetric(torch.sub, other, self)
+
+    def __mul__(self, other: Any) -> "CompositionalMetric":
+        return CompositionalMetric(torch.mul, self, other)
+
+    def __rmul__(self, other: Any) -> "CompositionalMetric":
+        return CompositionalMetric(torch.mul, other, self)
+
+    def __truediv__(self, other: Any) -> "CompositionalMetric":
+        return CompositionalMetric(torch.true_divide, self, other)
+
+    def __rtruediv__(self, other: Any) -> "CompositionalMetric":
+        return CompositionalMetric(torch.true_divide, other, self)
+
+    def __floordiv__(self, other: Any) -> "CompositionalMetric":
+        return CompositionalMetric(torch.floor_divide, self, other)
+
+    def __rfloordiv__(self, other: Any) -> "CompositionalMetric":
+        return CompositionalMetric(torch.floor_divide, other, self)
+
+    def __mod__(self, other: Any) -> "CompositionalMetric":
+        return CompositionalMetric(torch.fmod, self, other)
+
+    def __rmod__(self, other: Any) -> "CompositionalMetric":
+        return CompositionalMetric(torch.fmod, other, self)
+
+    def __pow__(self, other: Any) -> "CompositionalMetric":
+        return CompositionalMetric(torch.pow, self, other)
+
+    def __rpow__(self, other: Any) -> "CompositionalMetric":
+        return CompositionalMetric(torch.pow, other, self)
+
+    def __matmul__(self, other: Any) -> "CompositionalMetric":
+        return CompositionalMetric(torch.matmul, self, other)
+
+    def __rmatmul__(self, other: Any) -> "CompositionalMetric":
+        return CompositionalMetric(torch.matmul, other, self)
+
+    def __and__(self, other: Any) -> "CompositionalMetric":
+        return CompositionalMetric(torch.bitwise_and, self, other)
+
+    def __rand__(self, other: Any) -> "CompositionalMetric":
+        return CompositionalMetric(torch.bitwise_and, other, self)
+
+    def __or__(self, other: Any) -> "CompositionalMetric":
+        return CompositionalMetric(torch.bitwise_or, self, other)
+
+    def __ror__(self, other: Any) -> "CompositionalMetric":
+        return CompositionalMetric(torch.bitwise_or, other, self)
+
+    def __xor__(self, other: Any) -> "CompositionalMetric":
+        return CompositionalMetric(torch.bitwise_xor, self, other)
+
+    def __rxor__(self, other: Any) -> "CompositionalMetric":
+        return CompositionalMetric(torch.bitwise_xor, other, self)
+
+    def __eq__(self, other: Any) -> "CompositionalMetric":  # type: ignore[override]
+        return CompositionalMetric(torch.eq, self, other)
+
+    def __ne__(self, other: Any) -> "CompositionalMetric":  # type: ignore[override]
+        return CompositionalMetric(torch.ne, self, other)
+
+    def __lt__(self, other: Any) -> "CompositionalMetric":
+        return CompositionalMetric(torch.lt, self, other)
+
+    def __le__(self, other: Any) -> "CompositionalMetric":
+        return CompositionalMetric(torch.le, self, other)
+
+    def __gt__(self, other: Any) -> "CompositionalMetric":
+        return CompositionalMetric(torch.gt, self, other)
+
+    def __ge__(self, other: Any) -> "CompositionalMetric":
+        return CompositionalMetric(torch.ge, self, other)
+
+    def __abs__(self) -> "CompositionalMetric":
+        return CompositionalMetric(torch.abs, self, None)
+
+    def __neg__(self) -> "CompositionalMetric":
+        return CompositionalMetric(torch.neg, self, None)
+
+    def __pos__(self) -> "CompositionalMetric":
+        return CompositionalMetric(torch.abs, self, None)
+
+    def __invert__(self) -> "CompositionalMetric":
+        return CompositionalMetric(torch.bitwise_not, self, None)
+
+    def __getitem__(self, idx: Any) -> "CompositionalMetric":
+        return CompositionalMetric(lambda x: x[idx], self, None)
+
+    def __iter__(self) -> Any:
+        raise TypeError(f"{type(self).__name__} is not iterable")
+
+
+_RESERVED_NAMES = frozenset(dir(Metric))
+
+
+def _bool_kwarg(kwargs: dict, name: str, default: bool) -> bool:
+    value = kwargs.pop(name, default)
+    if not isinstance(value, bool):
+        raise ValueError(f"Argument `{name}` must be a bool, got {value!r}")
+    return value
+
+
+class CompositionalMetric(Metric):
+    """A metric built by arithmetic on metrics, tensors and numbers (``a + b``, ``abs(a)``, ``a[0]``).
+
+    Updates go to the operand metrics; ``compute`` applies the operator to their values.
+
+    >>> import torch
+    >>> from lightning_metrics.aggregation import MaxMetric, MinMetric
+    >>> spread = MaxMetric() - MinMetric()
+    >>> spread.update(torch.tensor([1.0, 4.0, 2.5]))
+    >>> spread.compute()
+    tensor(3.)
+    """
+
+    full_state_update = False
+
+    def __init__(self, operator: Callable, metric_a: Any, metric_b: Any) -> None:
+        super().__init__()
+        self.op = operator
+        self.metric_a = metric_a.detach() if isinstance(metric_a, Tensor) else metric_a
+        self.metric_b = metric_b.detach() if isinstance(metric_b, Tensor) else metric_b
+
+    def _operands(self) -> list["Metric"]:
+        return [m for m in (self.metric_a, self.metric_b) if isinstance(m, Metric)]
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        for m in self._operands():
+            m.update(*args, **m._filter_kwargs(**kwargs))
+
+    def _value(self, operand: Any, method: str, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(operand, Metric):
+            return operand
+        if method == "compute":
+            return operand.compute()
+        return operand(*args, **operand._filter_kwargs(**kwargs))
+
+    def _combine(self, a: Any, b: Any) -> Any:
+        if b is None and self.metric_b is None:
+            return self.op(a)
+        return self.op(a, b)
+
+    def compute(self) -> Any:
+        return self._combine(self._value(self.metric_a, "compute"), self._value(self.metric_b, "compute"))
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        a = self._value(self.metric_a, "forward", *args, **kwargs)
+        b = self._value(self.metric_b, "forward", *args, **kwargs)
+        if (isinstance(self.metric_a, Metric) and a is None) or (isinstance(self.metric_b, Metric) and b is None):
+            return None
+        self._forward_cache = self._combine(a, b)
+        return self._forward_cache
+
+    def reset(self) -> None:
+        super().reset()
+        for m in self._operands():
+            m.reset()
+
+    def persistent(self, mode: bool = False) -> None:
+        for m in self._operands():
+            m.persistent(mode)
+
+    def __repr__(self) -> str:
+        name = getattr(self.op, "__name__", "op")
+        return f"CompositionalMetric<{name}>(\n  {self.metric_a!r},\n  {self.metric_b!r}\n)"

@@ -1,0 +1,3 @@
+"""Modular regression metrics (torchmetrics names and arguments)."""
+
+__all__: list[str] = []
