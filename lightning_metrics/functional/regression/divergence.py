@@ -1,0 +1,115 @@
+"""Similarity and divergence of row vectors: cosine similarity, KL and Jensen-Shannon divergence.
+
+All three score each row of ``(N, d)`` inputs; the modular forms keep a running sum (``mean``/``sum``) or
+the per-row scores (``none``).
+
+>>> import torch
+>>> p = torch.tensor([[0.36, 0.48, 0.16]])
+>>> q = torch.tensor([[1 / 3, 1 / 3, 1 / 3]])
+>>> kl_divergence(p, q)
+tensor(0.0853)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal, Optional
+
+import torch
+from torch import Tensor
+
+from lightning_metrics.functional.regression._checks import check_reduction, check_same_shape
+from lightning_metrics.functional.regression.moment_measures import result_dtype
+
+REDUCTIONS = ("mean", "sum", "none", None)
+
+
+def reduce_rows(scores: Tensor, total: int | Tensor, reduction: Optional[str]) -> Tensor:
+    """Apply ``reduction`` to per-row scores (``mean`` divides by ``total``)."""
+    if reduction == "sum":
+        return scores.sum()
+    if reduction == "mean":
+        return scores.sum() / total
+    return scores
+
+
+def _check_2d(a: Tensor, b: Tensor, names: tuple[str, str]) -> None:
+    check_same_shape(a, b, names=names)
+    if a.ndim != 2:
+        raise ValueError(f"Expected 2D `{names[0]}`/`{names[1]}` of shape (N, d), got {names[0]}.shape={tuple(a.shape)}")
+
+
+def cosine_similarity_rows(preds: Tensor, target: Tensor) -> Tensor:
+    """Cosine similarity of each row pair, in float64."""
+    _check_2d(preds, target, ("preds", "target"))
+    p, t = preds.to(torch.float64), target.to(torch.float64)
+    return (p * t).sum(dim=-1) / (p.norm(dim=-1) * t.norm(dim=-1))
+
+
+def cosine_similarity(preds: Tensor, target: Tensor, reduction: Optional[str] = "sum") -> Tensor:
+    """Cosine similarity between rows of ``preds`` and ``target`` (float32, as torchmetrics).
+
+    >>> import torch
+    >>> cosine_similarity(torch.tensor([[1.0, 2], [3, 4]]), torch.tensor([[1.0, 2], [-3, -4]]), reduction="none")
+    tensor([ 1., -1.])
+    """
+    check_reduction(reduction, REDUCTIONS)
+    scores = cosine_similarity_rows(preds, target)
+    return reduce_rows(scores, scores.shape[0], reduction).to(torch.float32)
+
+
+def kl_divergence_rows(p: Tensor, q: Tensor, log_prob: bool) -> Tensor:
+    """``KL(p || q)`` of each row in float64; probabilities are renormalised to sum to one."""
+    _check_2d(p, q, ("p", "q"))
+    p64, q64 = p.to(torch.float64), q.to(torch.float64)
+    if log_prob:
+        return (p64.exp() * (p64 - q64)).sum(dim=-1)
+    p64 = p64 / p64.sum(dim=-1, keepdim=True)
+    q64 = q64 / q64.sum(dim=-1, keepdim=True)
+    return torch.xlogy(p64, p64 / q64).sum(dim=-1)
+
+
+def js_divergence_rows(p: Tensor, q: Tensor, log_prob: bool) -> Tensor:
+    """Jensen-Shannon divergence of each row in float64."""
+    _check_2d(p, q, ("p", "q"))
+    p64, q64 = p.to(torch.float64), q.to(torch.float64)
+    if log_prob:
+        mix = torch.logsumexp(torch.stack([p64, q64]), dim=0) - math.log(2.0)
+    else:
+        p64 = p64 / p64.sum(dim=-1, keepdim=True)
+        q64 = q64 / q64.sum(dim=-1, keepdim=True)
+        mix = (p64 + q64) / 2
+    return 0.5 * kl_divergence_rows(p64, mix, log_prob) + 0.5 * kl_divergence_rows(q64, mix, log_prob)
+
+
+def kl_divergence(
+    p: Tensor, q: Tensor, log_prob: bool = False, reduction: Literal["mean", "sum", "none", None] = "mean"
+) -> Tensor:
+    """Kullback-Leibler divergence ``KL(p || q)`` between rows (``log_prob``: inputs are log-probabilities).
+
+    >>> import torch
+    >>> kl_divergence(torch.tensor([[0.5, 0.5]]), torch.tensor([[0.25, 0.75]]), reduction="sum")
+    tensor(0.1438)
+    """
+    check_reduction(reduction, REDUCTIONS)
+    scores = kl_divergence_rows(p, q, log_prob)
+    return reduce_rows(scores, scores.shape[0], reduction).to(result_dtype(p, q))
+
+
+def jensen_shannon_divergence(
+    p: Tensor, q: Tensor, log_prob: bool = False, reduction: Literal["mean", "sum", "none", None] = "mean"
+) -> Tensor:
+    """Jensen-Shannon divergence between rows (natural log, at most ``log 2``).
+
+    >>> import torch
+    >>> p = torch.tensor([[0.36, 0.48, 0.16]])
+    >>> q = torch.tensor([[1 / 3, 1 / 3, 1 / 3]])
+    >>> jensen_shannon_divergence(p, q)
+    tensor(0.0225)
+    """
+    check_reduction(reduction, REDUCTIONS)
+    scores = js_divergence_rows(p, q, log_prob)
+    return reduce_rows(scores, scores.shape[0], reduction).to(result_dtype(p, q))
+
+
+__all__ = ["cosine_similarity", "jensen_shannon_divergence", "kl_divergence"]

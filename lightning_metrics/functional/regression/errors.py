@@ -1,0 +1,307 @@
+"""Error measures that are sums over observations: MAE, MSLE, log-cosh, Minkowski, MAPE, SMAPE, WMAPE,
+Tweedie deviance, critical success index and CRPS.
+
+Each measure has a ``*_sums`` function that validates one batch and returns its float64 sums (what a
+modular metric accumulates) and a public function that turns one batch into the value.
+
+>>> import torch
+>>> mean_absolute_error(torch.tensor([0.0, 1, 2, 3]), torch.tensor([0.0, 1, 2, 2]))
+tensor(0.2500)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+import torch
+from torch import Tensor
+
+from lightning_metrics.functional.regression._checks import check_columns, check_num_outputs_arg, check_same_shape
+from lightning_metrics.functional.regression.moment_measures import result_dtype
+
+EPSILON = 1.17e-06  # torchmetrics' (and scikit-learn's) lower bound for percentage-error denominators
+
+
+def _f64(*tensors: Tensor) -> tuple[Tensor, ...]:
+    return tuple(t.to(torch.float64) for t in tensors)
+
+
+def mean_absolute_error_sums(preds: Tensor, target: Tensor, num_outputs: int = 1) -> tuple[Tensor, int]:
+    """Per-output ``sum |preds - target|`` and the number of observations."""
+    check_same_shape(preds, target)
+    check_columns(preds, num_outputs, strict_single=False)
+    p, t = _f64(preds, target)
+    if num_outputs == 1:
+        p, t = p.reshape(-1), t.reshape(-1)
+    return (p - t).abs().sum(dim=0), t.shape[0]
+
+
+def mean_absolute_error(preds: Tensor, target: Tensor, num_outputs: int = 1) -> Tensor:
+    """Mean absolute error.
+
+    >>> import torch
+    >>> mean_absolute_error(torch.tensor([[1.0, 2], [3, 4]]), torch.tensor([[1.0, 4], [3, 1]]), num_outputs=2)
+    tensor([0.0000, 2.5000])
+    """
+    check_num_outputs_arg(num_outputs)
+    total, n = mean_absolute_error_sums(preds, target, num_outputs)
+    return (total / n).to(result_dtype(preds, target))
+
+
+def mean_squared_log_error_sums(preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
+    """``sum (log1p(preds) - log1p(target))^2`` and the element count; negative inputs are rejected."""
+    check_same_shape(preds, target)
+    for name, tensor in (("preds", preds), ("target", target)):
+        if tensor.numel() and bool((tensor < 0).any()):
+            raise ValueError(
+                f"Mean squared log error needs non-negative `{name}`, got a minimum of {tensor.min().item()!r}"
+            )
+    p, t = _f64(preds, target)
+    return ((p.log1p() - t.log1p()) ** 2).sum(), t.numel()
+
+
+def mean_squared_log_error(preds: Tensor, target: Tensor) -> Tensor:
+    """Mean squared logarithmic error ``mean (log(1 + preds) - log(1 + target))^2``.
+
+    >>> import torch
+    >>> mean_squared_log_error(torch.tensor([0.0, 1, 2, 3]), torch.tensor([0.0, 1, 2, 2]))
+    tensor(0.0207)
+    """
+    total, n = mean_squared_log_error_sums(preds, target)
+    return (total / n).to(result_dtype(preds, target))
+
+
+def log_cosh_error_sums(preds: Tensor, target: Tensor, num_outputs: int) -> tuple[Tensor, int]:
+    """Per-output ``sum log(cosh(preds - target))`` (overflow-free form) and the observation count."""
+    check_same_shape(preds, target)
+    if preds.ndim > 2:
+        raise ValueError(f"Expected 1D or 2D `preds`/`target`, got preds.shape={tuple(preds.shape)}")
+    check_columns(preds, num_outputs, strict_single=True)
+    p, t = _f64(preds, target)
+    if p.ndim < 2:
+        p, t = p.reshape(-1, 1), t.reshape(-1, 1)
+    d = (p - t).abs()
+    # log(cosh(d)) = |d| + log1p(exp(-2|d|)) - log(2): exact and free of exp overflow.
+    return (d + torch.log1p(torch.exp(-2 * d)) - math.log(2.0)).sum(dim=0), p.shape[0]
+
+
+def log_cosh_error(preds: Tensor, target: Tensor) -> Tensor:
+    """Mean of ``log(cosh(preds - target))``, per column for ``(N, d)`` inputs.
+
+    >>> import torch
+    >>> log_cosh_error(torch.tensor([3.0, 5.0, 2.5, 7.0]), torch.tensor([2.5, 5.0, 4.0, 8.0]))
+    tensor(0.3523)
+    """
+    num_outputs = 1 if preds.ndim < 2 else preds.shape[-1]
+    total, n = log_cosh_error_sums(preds, target, num_outputs)
+    return (total / n).squeeze().to(result_dtype(preds, target))
+
+
+def check_minkowski_p(p: object) -> None:
+    """``p`` must be a real number >= 1."""
+    if isinstance(p, bool) or not isinstance(p, (float, int)) or not p >= 1:
+        raise ValueError(f"Argument `p` must be a float or int >= 1, got {p!r}")
+
+
+def minkowski_distance_sum(preds: Tensor, targets: Tensor, p: float) -> Tensor:
+    """``sum |preds - targets|^p`` over all elements."""
+    check_same_shape(preds, targets, names=("preds", "targets"))
+    check_minkowski_p(p)
+    a, b = _f64(preds, targets)
+    return ((a - b).abs() ** p).sum()
+
+
+def minkowski_distance(preds: Tensor, targets: Tensor, p: float) -> Tensor:
+    """Minkowski distance ``(sum |preds - targets|^p)^(1/p)``.
+
+    >>> import torch
+    >>> minkowski_distance(torch.tensor([1.0, 2.8, 3.5, 4.5]), torch.tensor([6.1, 2.11, 3.1, 5.6]), p=3)
+    tensor(5.1220)
+    """
+    return (minkowski_distance_sum(preds, targets, p) ** (1.0 / p)).to(result_dtype(preds, targets))
+
+
+def mean_absolute_percentage_error_sums(preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
+    """``sum |preds - target| / max(|target|, eps)`` and the element count."""
+    check_same_shape(preds, target)
+    p, t = _f64(preds, target)
+    return ((p - t).abs() / t.abs().clamp(min=EPSILON)).sum(), t.numel()
+
+
+def mean_absolute_percentage_error(preds: Tensor, target: Tensor) -> Tensor:
+    """Mean absolute percentage error (a fraction, not a percentage).
+
+    >>> import torch
+    >>> mean_absolute_percentage_error(torch.tensor([0.9, 15, 1.2e6]), torch.tensor([1, 10, 1e6]))
+    tensor(0.2667)
+    """
+    total, n = mean_absolute_percentage_error_sums(preds, target)
+    return (total / n).to(result_dtype(preds, target))
+
+
+def symmetric_mean_absolute_percentage_error_sums(preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
+    """``sum 2 |preds - target| / max(|target| + |preds|, eps)`` and the element count."""
+    check_same_shape(preds, target)
+    p, t = _f64(preds, target)
+    return 2 * ((p - t).abs() / (t.abs() + p.abs()).clamp(min=EPSILON)).sum(), t.numel()
+
+
+def symmetric_mean_absolute_percentage_error(preds: Tensor, target: Tensor) -> Tensor:
+    """Symmetric mean absolute percentage error, in ``[0, 2]``.
+
+    >>> import torch
+    >>> symmetric_mean_absolute_percentage_error(torch.tensor([0.9, 15, 1.2e6]), torch.tensor([1, 10, 1e6]))
+    tensor(0.2290)
+    """
+    total, n = symmetric_mean_absolute_percentage_error_sums(preds, target)
+    return (total / n).to(result_dtype(preds, target))
+
+
+def weighted_mean_absolute_percentage_error_sums(preds: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
+    """``sum |preds - target|`` and ``sum |target|``."""
+    check_same_shape(preds, target)
+    p, t = _f64(preds, target)
+    return (p - t).abs().sum(), t.abs().sum()
+
+
+def weighted_mean_absolute_percentage_error(preds: Tensor, target: Tensor) -> Tensor:
+    """Weighted MAPE ``sum |preds - target| / sum |target|``.
+
+    >>> import torch
+    >>> weighted_mean_absolute_percentage_error(torch.tensor([1.0, 2, 4]), torch.tensor([2.0, 2, 4]))
+    tensor(0.1250)
+    """
+    abs_error, scale = weighted_mean_absolute_percentage_error_sums(preds, target)
+    return (abs_error / scale.clamp(min=EPSILON)).to(result_dtype(preds, target))
+
+
+def check_tweedie_power(power: object) -> None:
+    """Tweedie deviance is undefined for ``0 < power < 1``."""
+    if isinstance(power, bool) or not isinstance(power, (int, float)) or 0 < power < 1:
+        raise ValueError(f"Argument `power` must be a real number outside (0, 1), got {power!r}")
+
+
+def _require(condition: Tensor, message: str) -> None:
+    if condition.numel() and not bool(condition.all()):
+        raise ValueError(message)
+
+
+def tweedie_deviance_sums(preds: Tensor, targets: Tensor, power: float = 0.0) -> tuple[Tensor, int]:
+    """``sum`` of unit Tweedie deviances for ``power`` and the element count."""
+    check_same_shape(preds, targets, names=("preds", "targets"))
+    check_tweedie_power(power)
+    p, y = _f64(preds, targets)
+    if power == 0:
+        deviance = (y - p) ** 2
+    elif power == 1:
+        _require((p > 0) & (y >= 0), f"For power={power}, `preds` must be > 0 and `targets` >= 0")
+        deviance = 2 * (torch.xlogy(y, y / p) + p - y)
+    elif power == 2:
+        _require((p > 0) & (y > 0), f"For power={power}, `preds` and `targets` must be > 0")
+        deviance = 2 * (torch.log(p / y) + y / p - 1)
+    else:
+        if power < 0:
+            _require(p > 0, f"For power={power}, `preds` must be > 0")
+        elif power < 2:
+            _require((p > 0) & (y >= 0), f"For power={power}, `preds` must be > 0 and `targets` >= 0")
+        else:
+            _require((p > 0) & (y > 0), f"For power={power}, `preds` and `targets` must be > 0")
+        deviance = 2 * (
+            y.clamp(min=0) ** (2 - power) / ((1 - power) * (2 - power))
+            - y * p ** (1 - power) / (1 - power)
+            + p ** (2 - power) / (2 - power)
+        )
+    return deviance.sum(), deviance.numel()
+
+
+def tweedie_deviance_score(preds: Tensor, targets: Tensor, power: float = 0.0) -> Tensor:
+    """Mean Tweedie deviance (``power`` 0: squared error, 1: Poisson, 2: Gamma, ...).
+
+    >>> import torch
+    >>> tweedie_deviance_score(torch.tensor([4.0, 3.0, 2.0, 1.0]), torch.tensor([1.0, 2.0, 3.0, 4.0]), power=2)
+    tensor(1.2083)
+    """
+    total, n = tweedie_deviance_sums(preds, targets, power)
+    return (total / n).to(result_dtype(preds, targets))
+
+
+def critical_success_index_counts(
+    preds: Tensor, target: Tensor, threshold: float, keep_sequence_dim: Optional[int] = None
+) -> tuple[Tensor, Tensor, Tensor]:
+    """Hits, misses and false alarms after thresholding (``>= threshold`` is an event)."""
+    check_same_shape(preds, target)
+    if keep_sequence_dim is None:
+        dims: Optional[tuple[int, ...]] = None
+    elif not 0 <= keep_sequence_dim < preds.ndim:
+        raise ValueError(f"Argument `keep_sequence_dim` must be in [0, {preds.ndim}), got {keep_sequence_dim!r}")
+    else:
+        dims = tuple(i for i in range(preds.ndim) if i != keep_sequence_dim)
+    p, t = preds >= threshold, target >= threshold
+
+    def count(x: Tensor) -> Tensor:
+        return (x.sum() if dims is None else x.sum(dim=dims)).to(torch.int64)
+
+    return count(p & t), count(~p & t), count(p & ~t)
+
+
+def critical_success_index_compute(hits: Tensor, misses: Tensor, false_alarms: Tensor) -> Tensor:
+    """``hits / (hits + misses + false_alarms)``, 0 where the denominator is 0."""
+    denom = (hits + misses + false_alarms).to(torch.get_default_dtype())
+    value = hits.to(denom.dtype) / denom
+    return torch.where(denom == 0, torch.zeros_like(value), value)
+
+
+def critical_success_index(
+    preds: Tensor, target: Tensor, threshold: float, keep_sequence_dim: Optional[int] = None
+) -> Tensor:
+    """Critical success index (threat score) of thresholded predictions.
+
+    >>> import torch
+    >>> critical_success_index(torch.tensor([0.2, 0.7, 0.9, 0.1]), torch.tensor([0.6, 0.8, 0.3, 0.2]), 0.5)
+    tensor(0.3333)
+    """
+    return critical_success_index_compute(*critical_success_index_counts(preds, target, threshold, keep_sequence_dim))
+
+
+def crps_sum(preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
+    """``sum`` over the batch of the ensemble CRPS and the batch size; ``preds`` is ``(N, members)``."""
+    if preds.ndim != 2 or target.ndim != 1 or preds.shape[0] != target.shape[0]:
+        raise ValueError(
+            "Expected `preds` of shape (N, ensemble_members) and `target` of shape (N,),"
+            f" got preds.shape={tuple(preds.shape)} and target.shape={tuple(target.shape)}"
+        )
+    members = preds.shape[1]
+    if members < 2:
+        raise ValueError(f"CRPS needs at least 2 ensemble members, got preds.shape={tuple(preds.shape)}")
+    p, t = _f64(preds, target)
+    spread_to_target = (p - t.unsqueeze(1)).abs().mean(dim=1)
+    # sum_ij |x_i - x_j| over sorted members = 2 sum_i (2i - M - 1) x_(i) (i 1-based): O(M log M), no M^2 memory.
+    ranks = torch.arange(1, members + 1, dtype=torch.float64, device=p.device)
+    pairwise = 2 * (p.sort(dim=1).values * (2 * ranks - members - 1)).sum(dim=1)
+    return (spread_to_target - pairwise / (2 * members * members)).sum(), preds.shape[0]
+
+
+def continuous_ranked_probability_score(preds: Tensor, target: Tensor) -> Tensor:
+    """Continuous ranked probability score of an ensemble forecast ``preds`` (``(N, members)``).
+
+    >>> import torch
+    >>> continuous_ranked_probability_score(torch.tensor([[0.0, 1.0], [2.0, 4.0]]), torch.tensor([0.5, 2.0]))
+    tensor(0.3750)
+    """
+    total, n = crps_sum(preds, target)
+    return (total / n).to(result_dtype(preds, target))
+
+
+__all__ = [
+    "continuous_ranked_probability_score",
+    "critical_success_index",
+    "log_cosh_error",
+    "mean_absolute_error",
+    "mean_absolute_percentage_error",
+    "mean_squared_log_error",
+    "minkowski_distance",
+    "symmetric_mean_absolute_percentage_error",
+    "tweedie_deviance_score",
+    "weighted_mean_absolute_percentage_error",
+]

@@ -1,0 +1,309 @@
+"""Measures over the shared float64 moments: MSE, NRMSE, R2, explained variance, RSE, Pearson, concordance.
+
+Each ``*_from_moments`` function maps a moment tensor (see :mod:`._moments`) to per-column float64 values;
+the public functions compute the moments of one batch and call them, the modular classes call them on their
+accumulated state. Values and edge cases follow torchmetrics 1.9 (e.g. R2's ``atol=1e-4`` near-zero rule,
+Pearson's NaN for near-constant inputs).
+
+>>> import torch
+>>> preds, target = torch.tensor([2.5, 0.0, 2.0, 8.0]), torch.tensor([3.0, -0.5, 2.0, 7.0])
+>>> r2_score(preds, target)
+tensor(0.9486)
+>>> pearson_corrcoef(preds, target)
+tensor(0.9849)
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Literal
+
+import torch
+from torch import Tensor
+
+from lightning_metrics.functional.regression import _moments as mo
+from lightning_metrics.functional.regression._checks import (
+    check_at_most_2d,
+    check_columns,
+    check_floating,
+    check_multioutput,
+    check_num_outputs_arg,
+    check_same_shape,
+)
+
+NORMALIZATIONS = ("mean", "range", "std", "l2")
+
+
+def result_dtype(*tensors: Tensor) -> torch.dtype:
+    """The dtype torchmetrics' functional forms return: the inputs' floating dtype, else the default."""
+    dtype = tensors[0].dtype
+    for t in tensors[1:]:
+        dtype = torch.promote_types(dtype, t.dtype)
+    return dtype if dtype.is_floating_point else torch.get_default_dtype()
+
+
+# --------------------------------------------------------------------------- from moments (float64)
+
+
+def mse_from_moments(m: Tensor, squared: bool, num_outputs: int) -> Tensor:
+    """Mean squared error (or its root); ``num_outputs == 1`` pools all columns like a flattened input."""
+    if num_outputs == 1:
+        m = mo.pool_columns(m)
+    value = mo.sum_squared_error(m) / mo.count(m)
+    return value if squared else value.sqrt()
+
+
+def nrmse_from_moments(m: Tensor, normalization: str, num_outputs: int) -> Tensor:
+    """Root mean squared error divided by the target's mean, range, std or L2 norm."""
+    if num_outputs == 1:
+        m = mo.pool_columns(m)
+    n = mo.count(m)
+    rmse = (mo.sum_squared_error(m) / n).sqrt()
+    mean_y, m2_y = mo.mean(m, mo.Y), mo.comoment(m, mo.Y, mo.Y)
+    if normalization == "mean":
+        denom = mean_y
+    elif normalization == "range":
+        denom = mo.maximum(m, mo.Y) - mo.minimum(m, mo.Y)
+    elif normalization == "std":
+        denom = (m2_y / n).sqrt()
+    else:
+        denom = (m2_y + n * mean_y**2).sqrt()
+    return rmse / denom
+
+
+def _average(scores: Tensor, weights: Tensor, multioutput: str) -> Tensor:
+    if multioutput == "raw_values":
+        return scores
+    if multioutput == "uniform_average":
+        return scores.mean()
+    return (weights / weights.sum() * scores).sum()
+
+
+def r2_from_moments(m: Tensor, adjusted: int, multioutput: str) -> Tensor:
+    """R2 per column, averaged by ``multioutput``, optionally adjusted for ``adjusted`` regressors."""
+    num_obs = int(mo.count(m)[0].item()) if m.shape[1] else 0
+    if num_obs < 2:
+        raise ValueError(f"R2 score needs at least two samples, got {num_obs}")
+    rss, tss = mo.sum_squared_error(m), mo.comoment(m, mo.Y, mo.Y)
+    # torchmetrics treats |rss| or |tss| <= 1e-4 (absolute) as zero: perfect fit -> 1, constant target -> 0.
+    rss_nonzero, tss_nonzero = rss.abs() > 1e-4, tss.abs() > 1e-4
+    scores = torch.where(rss_nonzero & tss_nonzero, 1 - rss / tss, torch.ones_like(rss))
+    scores = torch.where(rss_nonzero & ~tss_nonzero, torch.zeros_like(rss), scores)
+    r2 = _average(scores, tss, multioutput)
+    if adjusted != 0:
+        if adjusted > num_obs - 1:
+            warnings.warn(
+                "More independent regressions than data points in adjusted r2 score. Falls back to standard r2 score.",
+                UserWarning,
+                stacklevel=3,
+            )
+        elif adjusted == num_obs - 1:
+            warnings.warn("Division by zero in adjusted r2 score. Falls back to standard r2 score.", UserWarning, stacklevel=3)
+        else:
+            return 1 - (1 - r2) * (num_obs - 1) / (num_obs - adjusted - 1)
+    return r2
+
+
+def explained_variance_from_moments(m: Tensor, multioutput: str) -> Tensor:
+    """``1 - Var(target - preds) / Var(target)`` per column, averaged by ``multioutput``."""
+    n = mo.count(m)
+    numerator = mo.comoment(m, mo.E, mo.E) / n
+    denominator = mo.comoment(m, mo.Y, mo.Y) / n
+    num_nonzero, den_nonzero = numerator != 0, denominator != 0
+    scores = torch.where(num_nonzero & den_nonzero, 1 - numerator / denominator, torch.ones_like(numerator))
+    scores = torch.where(num_nonzero & ~den_nonzero, torch.zeros_like(scores), scores)
+    return _average(scores, denominator, multioutput)
+
+
+def rse_from_moments(m: Tensor, squared: bool, eps: float) -> Tensor:
+    """Relative squared error ``SSE / SST`` (root if not ``squared``), averaged over columns."""
+    rse = mo.sum_squared_error(m) / mo.comoment(m, mo.Y, mo.Y).clamp(min=eps)
+    return (rse if squared else rse.sqrt()).mean()
+
+
+def _max_abs_deviation(m: Tensor, var: int) -> Tensor:
+    centre = mo.mean(m, var)
+    return torch.maximum(mo.maximum(m, var) - centre, centre - mo.minimum(m, var))
+
+
+def pearson_from_moments(m: Tensor, dtype: torch.dtype) -> Tensor:
+    """Pearson correlation per column; NaN (with a warning) where either variance is numerically zero.
+
+    "Numerically zero" follows torchmetrics: the variance relative to the squared maximum absolute deviation
+    is below ``sqrt(eps)`` of the result dtype, or is not finite.
+    """
+    n = mo.count(m)
+    m2_x, m2_y, c_xy = mo.comoment(m, mo.X, mo.X), mo.comoment(m, mo.Y, mo.Y), mo.comoment(m, mo.X, mo.Y)
+    rel_var_x = m2_x / (n - 1) / _max_abs_deviation(m, mo.X) ** 2
+    rel_var_y = m2_y / (n - 1) / _max_abs_deviation(m, mo.Y) ** 2
+    corr = c_xy / (m2_x * m2_y).sqrt()
+    bound = math.sqrt(torch.finfo(dtype).eps)
+    degenerate = (
+        (rel_var_x < bound) | (rel_var_y < bound) | ~rel_var_x.isfinite() | ~rel_var_y.isfinite() | ~corr.isfinite()
+    )
+    if bool(degenerate.any()):
+        warnings.warn(
+            "The variance of predictions or target is close to zero; the Pearson correlation coefficient is set to"
+            " NaN for those outputs.",
+            UserWarning,
+            stacklevel=3,
+        )
+    return torch.where(degenerate, torch.full_like(corr, float("nan")), corr.clamp(-1.0, 1.0))
+
+
+def concordance_from_moments(m: Tensor, dtype: torch.dtype) -> Tensor:
+    """Lin's concordance ``2 rho s_x s_y / (s_x^2 + s_y^2 + (mean_x - mean_y)^2)`` with unbiased variances."""
+    n = mo.count(m)
+    var_x = mo.comoment(m, mo.X, mo.X) / (n - 1)
+    var_y = mo.comoment(m, mo.Y, mo.Y) / (n - 1)
+    rho = pearson_from_moments(m, dtype)
+    return 2.0 * rho * var_x.sqrt() * var_y.sqrt() / (var_x + var_y + mo.mean(m, mo.E) ** 2)
+
+
+# --------------------------------------------------------------------------- functional forms
+
+
+def mean_squared_error(preds: Tensor, target: Tensor, squared: bool = True, num_outputs: int = 1) -> Tensor:
+    """Mean squared error (``squared=False``: root mean squared error).
+
+    >>> import torch
+    >>> mean_squared_error(torch.tensor([0.0, 1, 2, 3]), torch.tensor([0.0, 1, 2, 2]))
+    tensor(0.2500)
+    >>> mean_squared_error(torch.tensor([[1.0, 2], [3, 4]]), torch.tensor([[1.0, 4], [3, 1]]), num_outputs=2)
+    tensor([0.0000, 6.5000])
+    """
+    check_same_shape(preds, target)
+    check_num_outputs_arg(num_outputs)
+    check_columns(preds, num_outputs, strict_single=False)
+    value = mse_from_moments(mo.moments_of(preds, target), squared, num_outputs)
+    value = value.squeeze(0) if num_outputs == 1 else value
+    return value.to(result_dtype(preds, target))
+
+
+def normalized_root_mean_squared_error(
+    preds: Tensor,
+    target: Tensor,
+    normalization: Literal["mean", "range", "std", "l2"] = "mean",
+    num_outputs: int = 1,
+) -> Tensor:
+    """RMSE normalised by the target's ``mean``, ``range``, ``std`` (population) or ``l2`` norm.
+
+    >>> import torch
+    >>> preds, target = torch.tensor([0.0, 1, 2, 3]), torch.tensor([0.0, 1, 2, 2])
+    >>> normalized_root_mean_squared_error(preds, target, normalization="range")
+    tensor(0.2500)
+    """
+    if normalization not in NORMALIZATIONS:
+        raise ValueError(f"Argument `normalization` must be one of {NORMALIZATIONS}, got {normalization!r}")
+    check_same_shape(preds, target)
+    check_num_outputs_arg(num_outputs)
+    check_columns(preds, num_outputs, strict_single=False)
+    value = nrmse_from_moments(mo.moments_of(preds, target), normalization, num_outputs)
+    value = value.squeeze(0) if num_outputs == 1 else value
+    return value.to(result_dtype(preds, target))
+
+
+def _check_adjusted(adjusted: object) -> None:
+    if isinstance(adjusted, bool) or not isinstance(adjusted, int) or adjusted < 0:
+        raise ValueError(f"Argument `adjusted` must be an integer >= 0, got {adjusted!r}")
+
+
+def r2_score(
+    preds: Tensor,
+    target: Tensor,
+    adjusted: int = 0,
+    multioutput: str = "uniform_average",
+) -> Tensor:
+    """Coefficient of determination ``1 - SS_res / SS_tot`` (``adjusted``: number of regressors).
+
+    >>> import torch
+    >>> target = torch.tensor([[0.5, 1], [-1, 1], [7, -6]])
+    >>> preds = torch.tensor([[0.0, 2], [-1, 2], [8, -5]])
+    >>> r2_score(preds, target, multioutput="raw_values")
+    tensor([0.9654, 0.9082])
+    """
+    check_same_shape(preds, target)
+    check_at_most_2d(preds, "r2_score")
+    check_multioutput(multioutput)
+    _check_adjusted(adjusted)
+    value = r2_from_moments(mo.moments_of(preds, target), adjusted, multioutput)
+    value = value.squeeze(0) if preds.ndim < 2 and value.ndim else value
+    return value.to(result_dtype(preds, target))
+
+
+def explained_variance(
+    preds: Tensor,
+    target: Tensor,
+    multioutput: Literal["raw_values", "uniform_average", "variance_weighted"] = "uniform_average",
+) -> Tensor:
+    """Explained variance ``1 - Var(target - preds) / Var(target)``.
+
+    >>> import torch
+    >>> explained_variance(torch.tensor([2.5, 0.0, 2, 8]), torch.tensor([3, -0.5, 2, 7]))
+    tensor(0.9572)
+    """
+    check_multioutput(multioutput)
+    check_same_shape(preds, target)
+    check_at_most_2d(preds, "explained_variance")
+    value = explained_variance_from_moments(mo.moments_of(preds, target), multioutput)
+    value = value.squeeze(0) if preds.ndim < 2 and value.ndim else value
+    return value.to(result_dtype(preds, target))
+
+
+def relative_squared_error(preds: Tensor, target: Tensor, squared: bool = True) -> Tensor:
+    """Relative squared error ``sum (y - y_hat)^2 / sum (y - mean(y))^2`` (mean over outputs).
+
+    >>> import torch
+    >>> relative_squared_error(torch.tensor([2.5, 0.0, 2, 8]), torch.tensor([3, -0.5, 2, 7]))
+    tensor(0.0514)
+    """
+    check_same_shape(preds, target)
+    check_at_most_2d(preds, "relative_squared_error")
+    dtype = result_dtype(preds, target)
+    return rse_from_moments(mo.moments_of(preds, target), squared, torch.finfo(dtype).eps).to(dtype)
+
+
+def _check_correlation_inputs(preds: Tensor, target: Tensor) -> None:
+    check_floating("preds", preds)
+    check_floating("target", target)
+    check_same_shape(preds, target)
+    if preds.ndim > 2:
+        raise ValueError(f"Expected 1D or 2D `preds`/`target`, got preds.shape={tuple(preds.shape)}")
+
+
+def pearson_corrcoef(preds: Tensor, target: Tensor) -> Tensor:
+    """Pearson correlation coefficient, per column for ``(N, d)`` inputs.
+
+    >>> import torch
+    >>> pearson_corrcoef(torch.tensor([[2.5, 0.0], [2, 8], [1, 1]]), torch.tensor([[3, -0.5], [2, 7], [0, 2]]))
+    tensor([1.0000, 0.9762])
+    """
+    _check_correlation_inputs(preds, target)
+    dtype = result_dtype(preds, target)
+    value = pearson_from_moments(mo.moments_of(preds, target), dtype)
+    return value.squeeze().to(dtype)
+
+
+def concordance_corrcoef(preds: Tensor, target: Tensor) -> Tensor:
+    """Lin's concordance correlation coefficient (shape ``(1,)`` for 1D inputs, as in torchmetrics).
+
+    >>> import torch
+    >>> concordance_corrcoef(torch.tensor([2.5, 0.0, 2, 8]), torch.tensor([3, -0.5, 2, 7]))
+    tensor([0.9777])
+    """
+    _check_correlation_inputs(preds, target)
+    dtype = result_dtype(preds, target)
+    return concordance_from_moments(mo.moments_of(preds, target), dtype).to(dtype)
+
+
+__all__ = [
+    "concordance_corrcoef",
+    "explained_variance",
+    "mean_squared_error",
+    "normalized_root_mean_squared_error",
+    "pearson_corrcoef",
+    "r2_score",
+    "relative_squared_error",
+]
+

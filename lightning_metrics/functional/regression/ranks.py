@@ -1,0 +1,183 @@
+"""Rank correlations: Spearman's rho and Kendall's tau (variants a, b, c, with an optional asymptotic test).
+
+Both need every observation (ranks are global), so the modular forms keep ``cat`` states of columns.
+
+>>> import torch
+>>> spearman_corrcoef(torch.tensor([2.5, 0.0, 2.0, 8.0]), torch.tensor([3.0, -0.5, 2.0, 7.0]))
+tensor(1.0000)
+>>> kendall_rank_corrcoef(torch.tensor([2.5, 0.0, 2.0, 8.0]), torch.tensor([3.0, -0.5, 2.0, 7.0]))
+tensor(1.)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal, Optional, Union
+
+import torch
+from torch import Tensor
+
+from lightning_metrics.functional.regression._checks import (
+    check_bool,
+    check_columns,
+    check_floating,
+    check_same_shape,
+)
+
+KENDALL_VARIANTS = ("a", "b", "c")
+KENDALL_ALTERNATIVES = ("two-sided", "less", "greater")
+_PAIR_BLOCK = 1 << 22  # elements per pairwise-comparison block (bounds memory at ~32 MiB of float64)
+
+
+def check_correlation_columns(preds: Tensor, target: Tensor, num_outputs: int, floating: bool) -> None:
+    """Shapes (and dtypes) a rank correlation accepts: ``(N,)``/``(N, 1)`` or ``(N, num_outputs)``."""
+    if floating:
+        check_floating("preds", preds)
+        check_floating("target", target)
+    check_same_shape(preds, target)
+    if preds.ndim > 2:
+        raise ValueError(f"Expected 1D or 2D `preds`/`target`, got preds.shape={tuple(preds.shape)}")
+    check_columns(preds, num_outputs, strict_single=True)
+
+
+def _average_ranks(x: Tensor) -> Tensor:
+    """1-based ranks of a 1D tensor, ties sharing the mean of their ranks, in float64."""
+    _, inverse, counts = torch.unique(x, sorted=True, return_inverse=True, return_counts=True)
+    last = counts.cumsum(0).to(torch.float64)
+    return (last - (counts.to(torch.float64) - 1) / 2)[inverse]
+
+
+def spearman_from_columns(preds: Tensor, target: Tensor, eps: float = 1e-6) -> Tensor:
+    """Spearman's rho per column of ``(N, d)`` inputs (Pearson on average ranks, ``eps`` as torchmetrics)."""
+    rp = torch.stack([_average_ranks(c) for c in preds.t()], dim=1)
+    rt = torch.stack([_average_ranks(c) for c in target.t()], dim=1)
+    rp, rt = rp - rp.mean(0), rt - rt.mean(0)
+    cov = (rp * rt).mean(0)
+    std_p, std_t = (rp * rp).mean(0).sqrt(), (rt * rt).mean(0).sqrt()
+    return (cov / (std_p * std_t + eps)).clamp(-1.0, 1.0)
+
+
+def spearman_corrcoef(preds: Tensor, target: Tensor) -> Tensor:
+    """Spearman's rank correlation coefficient, per column for ``(N, d)`` inputs.
+
+    >>> import torch
+    >>> spearman_corrcoef(torch.tensor([[1.0, 2], [2, 1], [3, 3]]), torch.tensor([[1.0, 1], [3, 2], [2, 3]]))
+    tensor([0.5000, 0.5000])
+    """
+    check_correlation_columns(preds, target, 1 if preds.ndim < 2 else preds.shape[-1], floating=True)
+    cols_p = preds.reshape(-1, 1) if preds.ndim < 2 else preds
+    cols_t = target.reshape(-1, 1) if target.ndim < 2 else target
+    value = spearman_from_columns(cols_p, cols_t)
+    # torchmetrics ranks in the default float dtype, whatever the input dtype.
+    return (value.squeeze(0) if preds.ndim < 2 else value).to(torch.get_default_dtype())
+
+
+def _tie_statistics(x: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """For one column: tied pairs, the two tie terms of the tau variance, and the number of distinct values."""
+    _, counts = torch.unique(x, return_counts=True)
+    t = counts.to(torch.float64)
+    return (t * (t - 1) / 2).sum(), (t * (t - 1) * (t - 2)).sum(), (t * (t - 1) * (2 * t + 5)).sum(), t.new_tensor(
+        float(counts.numel())
+    )
+
+
+def _pair_counts(x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+    """``C - D`` and ``C + D`` over all pairs of one column, by blocked pairwise sign products."""
+    n = x.shape[0]
+    rows = max(1, _PAIR_BLOCK // max(n, 1))
+    diff = x.new_zeros((), dtype=torch.float64)
+    untied = x.new_zeros((), dtype=torch.float64)
+    for start in range(0, n, rows):
+        sx = torch.sign(x[start : start + rows, None] - x[None, :])
+        sy = torch.sign(y[start : start + rows, None] - y[None, :])
+        prod = sx * sy
+        diff = diff + prod.sum(dtype=torch.float64)
+        untied = untied + (prod != 0).sum(dtype=torch.float64)
+    return diff / 2, untied / 2  # every pair was seen twice
+
+
+def kendall_from_columns(
+    preds: Tensor, target: Tensor, variant: str, alternative: Optional[str]
+) -> tuple[Tensor, Optional[Tensor]]:
+    """Kendall's tau (and the asymptotic test's p-value if ``alternative``) per column of ``(N, d)`` inputs."""
+    n = float(preds.shape[0])
+    taus, p_values = [], []
+    for x, y in zip(preds.t(), target.t()):
+        s, c_plus_d = _pair_counts(x.to(torch.float64), y.to(torch.float64))
+        ties_x, tx1, tx2, unique_x = _tie_statistics(x)
+        ties_y, ty1, ty2, unique_y = _tie_statistics(y)
+        pairs = n * (n - 1) / 2
+        if variant == "a":
+            tau = s / c_plus_d
+        elif variant == "b":
+            tau = s / torch.sqrt((pairs - ties_x) * (pairs - ties_y))
+        else:
+            m = torch.minimum(unique_x, unique_y)
+            tau = 2 * s / ((m - 1) / m * n**2)
+        taus.append(tau)
+        if alternative is not None:
+            base = n * (n - 1) * (2 * n + 5)
+            if variant == "a":
+                z = 3 * s / math.sqrt(base / 2)
+            else:
+                m2 = n * (n - 1)
+                var = (base - tx2 - ty2) / 18 + 2 * ties_x * ties_y / m2 + tx1 * ty1 / (9 * m2 * (n - 2))
+                z = s / torch.sqrt(var)
+            p_values.append(_p_value(torch.as_tensor(z, dtype=torch.float64), alternative))
+    tau = torch.stack(taus).clamp(-1, 1)
+    return tau, (torch.stack(p_values) if alternative is not None else None)
+
+
+def _p_value(z: Tensor, alternative: str) -> Tensor:
+    normal_cdf = lambda v: 0.5 * torch.erfc(-v / math.sqrt(2.0))  # noqa: E731  (erfc: accurate in the tails)
+    if alternative == "two-sided":
+        return 2 * normal_cdf(-z.abs())
+    if alternative == "greater":
+        return normal_cdf(-z)
+    return normal_cdf(z)
+
+
+def check_kendall_args(variant: object, t_test: object, alternative: object) -> None:
+    """Validate Kendall's ``variant``, ``t_test`` and ``alternative``."""
+    if variant not in KENDALL_VARIANTS:
+        raise ValueError(f"Argument `variant` must be one of {KENDALL_VARIANTS}, got {variant!r}")
+    check_bool("t_test", t_test)
+    if t_test and alternative not in KENDALL_ALTERNATIVES:
+        raise ValueError(
+            f"Argument `alternative` must be one of {KENDALL_ALTERNATIVES} when `t_test=True`, got {alternative!r}"
+        )
+
+
+def kendall_rank_corrcoef(
+    preds: Tensor,
+    target: Tensor,
+    variant: Literal["a", "b", "c"] = "b",
+    t_test: bool = False,
+    alternative: Optional[Literal["two-sided", "less", "greater"]] = "two-sided",
+) -> Union[Tensor, tuple[Tensor, Tensor]]:
+    """Kendall's rank correlation (``variant`` a, b or c); with ``t_test`` also the asymptotic p-value.
+
+    >>> import torch
+    >>> preds, target = torch.tensor([2.5, 0.0, 2.0, 8.0]), torch.tensor([3.0, -0.5, 2.0, 1.0])
+    >>> kendall_rank_corrcoef(preds, target, t_test=True, alternative="greater")
+    (tensor(0.3333), tensor(0.2484))
+    """
+    check_kendall_args(variant, t_test, alternative)
+    check_correlation_columns(preds, target, 1 if preds.ndim < 2 else preds.shape[-1], floating=False)
+    cols_p = preds.reshape(-1, 1) if preds.ndim < 2 else preds
+    cols_t = target.reshape(-1, 1) if target.ndim < 2 else target
+    return kendall_finalize(*kendall_from_columns(cols_p, cols_t, variant, alternative if t_test else None))
+
+
+def kendall_finalize(tau: Tensor, p_value: Optional[Tensor]) -> Union[Tensor, tuple[Tensor, Tensor]]:
+    """Squeeze single-output results and cast to the default dtype, as torchmetrics returns them."""
+    dtype = torch.get_default_dtype()
+    if tau.shape[0] == 1:
+        tau = tau.squeeze(0)
+        p_value = p_value.squeeze(0) if p_value is not None else None
+    if p_value is None:
+        return tau.to(dtype)
+    return tau.to(dtype), p_value.to(dtype)
+
+
+__all__ = ["kendall_rank_corrcoef", "spearman_corrcoef"]

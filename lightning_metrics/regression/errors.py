@@ -1,0 +1,306 @@
+"""Modular error metrics that accumulate float64 sums: MAE, MSLE, log-cosh, Minkowski, MAPE, SMAPE, WMAPE,
+Tweedie deviance, critical success index and CRPS.
+
+Each ``update`` validates the batch and adds its float64 sums (``dist_reduce_fx="sum"``); results are in
+the metric's dtype (float32 by default), as torchmetrics returns them.
+
+>>> import torch
+>>> metric = MeanAbsoluteError()
+>>> metric.update(torch.tensor([2.5, 5.0, 4.0, 8.0]), torch.tensor([3.0, 5.0, 2.5, 7.0]))
+>>> metric.compute()
+tensor(0.7500)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import torch
+from torch import Tensor
+
+from lightning_metrics.functional.regression import errors as F
+from lightning_metrics.functional.regression._checks import check_num_outputs_arg
+from lightning_metrics.metric import Metric
+from lightning_metrics.utilities.data import dim_zero_cat
+
+
+def _zeros(*shape: int) -> Tensor:
+    return torch.zeros(shape, dtype=torch.float64)
+
+
+class _SumMetric(Metric):
+    """A float64 ``total`` (per output) and an observation count ``count``, both summed across ranks."""
+
+    is_differentiable = True
+    higher_is_better = False
+    full_state_update = False
+    plot_lower_bound = 0.0
+    total: Tensor
+    count: Tensor
+
+    def __init__(self, num_outputs: int = 1, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.add_state("total", _zeros(num_outputs) if num_outputs > 1 else _zeros(), dist_reduce_fx="sum")
+        self.add_state("count", torch.tensor(0, dtype=torch.int64), dist_reduce_fx="sum")
+
+    def _accumulate(self, total: Tensor, count: int) -> None:
+        self.total = self.total + total.to(self.total.device)
+        self.count = self.count + count
+
+    def compute(self) -> Tensor:
+        """The accumulated mean."""
+        return (self.total / self.count).to(self.dtype)
+
+
+class MeanAbsoluteError(_SumMetric):
+    """Mean absolute error, per output with ``num_outputs > 1``.
+
+    >>> import torch
+    >>> metric = MeanAbsoluteError(num_outputs=2)
+    >>> metric.update(torch.tensor([[1.0, 2], [3, 4]]), torch.tensor([[1.0, 4], [3, 1]]))
+    >>> metric.compute()
+    tensor([0.0000, 2.5000])
+    """
+
+    def __init__(self, num_outputs: int = 1, **kwargs: Any) -> None:
+        check_num_outputs_arg(num_outputs)
+        super().__init__(num_outputs, **kwargs)
+        self.num_outputs = num_outputs
+
+    def update(self, preds: Tensor, target: Tensor) -> None:
+        """Add the batch's absolute errors."""
+        self._accumulate(*F.mean_absolute_error_sums(preds, target, self.num_outputs))
+
+
+class MeanSquaredLogError(_SumMetric):
+    """Mean squared logarithmic error; negative inputs are rejected.
+
+    >>> import torch
+    >>> metric = MeanSquaredLogError()
+    >>> metric.update(torch.tensor([0.0, 1, 2, 3]), torch.tensor([0.0, 1, 2, 2]))
+    >>> metric.compute()
+    tensor(0.0207)
+    """
+
+    def update(self, preds: Tensor, target: Tensor) -> None:
+        """Add the batch's squared log errors."""
+        self._accumulate(*F.mean_squared_log_error_sums(preds, target))
+
+
+class LogCoshError(_SumMetric):
+    """Mean log-cosh error, per output with ``num_outputs > 1``.
+
+    >>> import torch
+    >>> metric = LogCoshError()
+    >>> metric.update(torch.tensor([3.0, 5.0, 2.5, 7.0]), torch.tensor([2.5, 5.0, 4.0, 8.0]))
+    >>> metric.compute()
+    tensor(0.3523)
+    """
+
+    def __init__(self, num_outputs: int = 1, **kwargs: Any) -> None:
+        check_num_outputs_arg(num_outputs)
+        super().__init__(num_outputs, **kwargs)
+        self.num_outputs = num_outputs
+
+    def update(self, preds: Tensor, target: Tensor) -> None:
+        """Add the batch's log-cosh errors."""
+        total, count = F.log_cosh_error_sums(preds, target, self.num_outputs)
+        self._accumulate(total.reshape(self.total.shape), count)
+
+
+class MinkowskiDistance(Metric):
+    """Minkowski distance ``(sum |preds - targets|^p)^(1/p)`` over everything seen.
+
+    >>> import torch
+    >>> metric = MinkowskiDistance(p=3)
+    >>> metric.update(torch.tensor([1.0, 2.8, 3.5, 4.5]), torch.tensor([6.1, 2.11, 3.1, 5.6]))
+    >>> metric.compute()
+    tensor(5.1220)
+    """
+
+    is_differentiable = True
+    higher_is_better = False
+    full_state_update = False
+    plot_lower_bound = 0.0
+    minkowski_dist_sum: Tensor
+
+    def __init__(self, p: float, **kwargs: Any) -> None:
+        F.check_minkowski_p(p)
+        super().__init__(**kwargs)
+        self.p = p
+        self.add_state("minkowski_dist_sum", _zeros(), dist_reduce_fx="sum")
+
+    def update(self, preds: Tensor, targets: Tensor) -> None:
+        """Add ``sum |preds - targets|^p`` of the batch."""
+        self.minkowski_dist_sum = self.minkowski_dist_sum + F.minkowski_distance_sum(preds, targets, self.p)
+
+    def compute(self) -> Tensor:
+        """The p-th root of the accumulated sum."""
+        return (self.minkowski_dist_sum ** (1.0 / self.p)).to(self.dtype)
+
+
+class MeanAbsolutePercentageError(_SumMetric):
+    """Mean absolute percentage error (a fraction).
+
+    >>> import torch
+    >>> metric = MeanAbsolutePercentageError()
+    >>> metric.update(torch.tensor([0.9, 15, 1.2e6]), torch.tensor([1, 10, 1e6]))
+    >>> metric.compute()
+    tensor(0.2667)
+    """
+
+    def update(self, preds: Tensor, target: Tensor) -> None:
+        """Add the batch's absolute percentage errors."""
+        self._accumulate(*F.mean_absolute_percentage_error_sums(preds, target))
+
+
+class SymmetricMeanAbsolutePercentageError(_SumMetric):
+    """Symmetric mean absolute percentage error, in ``[0, 2]``.
+
+    >>> import torch
+    >>> metric = SymmetricMeanAbsolutePercentageError()
+    >>> metric.update(torch.tensor([0.9, 15, 1.2e6]), torch.tensor([1, 10, 1e6]))
+    >>> metric.compute()
+    tensor(0.2290)
+    """
+
+    plot_upper_bound = 2.0
+
+    def update(self, preds: Tensor, target: Tensor) -> None:
+        """Add the batch's symmetric percentage errors."""
+        self._accumulate(*F.symmetric_mean_absolute_percentage_error_sums(preds, target))
+
+
+class WeightedMeanAbsolutePercentageError(Metric):
+    """Weighted MAPE ``sum |preds - target| / sum |target|``.
+
+    >>> import torch
+    >>> metric = WeightedMeanAbsolutePercentageError()
+    >>> metric.update(torch.tensor([1.0, 2, 4]), torch.tensor([2.0, 2, 4]))
+    >>> metric.compute()
+    tensor(0.1250)
+    """
+
+    is_differentiable = True
+    higher_is_better = False
+    full_state_update = False
+    plot_lower_bound = 0.0
+    sum_abs_error: Tensor
+    sum_scale: Tensor
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.add_state("sum_abs_error", _zeros(), dist_reduce_fx="sum")
+        self.add_state("sum_scale", _zeros(), dist_reduce_fx="sum")
+
+    def update(self, preds: Tensor, target: Tensor) -> None:
+        """Add the batch's absolute errors and absolute targets."""
+        abs_error, scale = F.weighted_mean_absolute_percentage_error_sums(preds, target)
+        self.sum_abs_error = self.sum_abs_error + abs_error
+        self.sum_scale = self.sum_scale + scale
+
+    def compute(self) -> Tensor:
+        """WMAPE over everything seen."""
+        return (self.sum_abs_error / self.sum_scale.clamp(min=F.EPSILON)).to(self.dtype)
+
+
+class TweedieDevianceScore(_SumMetric):
+    """Mean Tweedie deviance for ``power`` (0: normal, 1: Poisson, 2: Gamma, ...).
+
+    >>> import torch
+    >>> metric = TweedieDevianceScore(power=2)
+    >>> metric.update(torch.tensor([4.0, 3.0, 2.0, 1.0]), torch.tensor([1.0, 2.0, 3.0, 4.0]))
+    >>> metric.compute()
+    tensor(1.2083)
+    """
+
+    higher_is_better = None
+
+    def __init__(self, power: float = 0.0, **kwargs: Any) -> None:
+        F.check_tweedie_power(power)
+        super().__init__(**kwargs)
+        self.power = power
+
+    def update(self, preds: Tensor, targets: Tensor) -> None:
+        """Add the batch's unit deviances."""
+        self._accumulate(*F.tweedie_deviance_sums(preds, targets, self.power))
+
+
+class CriticalSuccessIndex(Metric):
+    """Critical success index ``hits / (hits + misses + false alarms)`` after thresholding.
+
+    With ``keep_sequence_dim`` the per-index counts of each batch are kept and concatenated, as in
+    torchmetrics.
+
+    >>> import torch
+    >>> metric = CriticalSuccessIndex(0.5)
+    >>> metric.update(torch.tensor([0.2, 0.7, 0.9, 0.1]), torch.tensor([0.6, 0.8, 0.3, 0.2]))
+    >>> metric.compute()
+    tensor(0.3333)
+    """
+
+    is_differentiable = False
+    higher_is_better = True
+    full_state_update = False
+
+    def __init__(self, threshold: float, keep_sequence_dim: Optional[int] = None, **kwargs: Any) -> None:
+        if keep_sequence_dim is not None and (
+            isinstance(keep_sequence_dim, bool) or not isinstance(keep_sequence_dim, int) or keep_sequence_dim < 0
+        ):
+            raise ValueError(f"Argument `keep_sequence_dim` must be a non-negative int or None, got {keep_sequence_dim!r}")
+        super().__init__(**kwargs)
+        self.threshold = float(threshold)
+        self.keep_sequence_dim = keep_sequence_dim
+        for name in ("hits", "misses", "false_alarms"):
+            if keep_sequence_dim is None:
+                self.add_state(name, torch.tensor(0, dtype=torch.int64), dist_reduce_fx="sum")
+            else:
+                self.add_state(f"{name}_list", [], dist_reduce_fx="cat")
+
+    def update(self, preds: Tensor, target: Tensor) -> None:
+        """Add (or, per sequence index, append) the batch's hits, misses and false alarms."""
+        counts = F.critical_success_index_counts(preds, target, self.threshold, self.keep_sequence_dim)
+        for name, value in zip(("hits", "misses", "false_alarms"), counts):
+            if self.keep_sequence_dim is None:
+                setattr(self, name, getattr(self, name) + value)
+            else:
+                getattr(self, f"{name}_list").append(value)
+
+    def compute(self) -> Tensor:
+        """CSI over everything seen."""
+        if self.keep_sequence_dim is None:
+            counts = (self.hits, self.misses, self.false_alarms)
+        else:
+            counts = tuple(dim_zero_cat(getattr(self, f"{n}_list")) for n in ("hits", "misses", "false_alarms"))
+        return F.critical_success_index_compute(*counts)
+
+
+class ContinuousRankedProbabilityScore(_SumMetric):
+    """Continuous ranked probability score of ensemble forecasts ``preds`` of shape ``(N, members)``.
+
+    >>> import torch
+    >>> metric = ContinuousRankedProbabilityScore()
+    >>> metric.update(torch.tensor([[0.0, 1.0], [2.0, 4.0]]), torch.tensor([0.5, 2.0]))
+    >>> metric.compute()
+    tensor(0.3750)
+    """
+
+    is_differentiable = False
+
+    def update(self, preds: Tensor, target: Tensor) -> None:
+        """Add the batch's per-forecast CRPS."""
+        self._accumulate(*F.crps_sum(preds, target))
+
+
+__all__ = [
+    "ContinuousRankedProbabilityScore",
+    "CriticalSuccessIndex",
+    "LogCoshError",
+    "MeanAbsoluteError",
+    "MeanAbsolutePercentageError",
+    "MeanSquaredLogError",
+    "MinkowskiDistance",
+    "SymmetricMeanAbsolutePercentageError",
+    "TweedieDevianceScore",
+    "WeightedMeanAbsolutePercentageError",
+]

@@ -1,0 +1,330 @@
+"""Modular metrics over the shared float64 moment statistic: MSE, NRMSE, R2, explained variance, RSE,
+Pearson and concordance.
+
+Every class here holds one state, ``moments`` (see :mod:`lightning_metrics.functional.regression._moments`),
+merged across batches, ``merge_state``, ``forward`` and ranks by the Chan update (its ``dist_reduce_fx``).
+They declare the same :attr:`statistic_spec`, so a :class:`~lightning_metrics.MetricCollection` of, say,
+``MeanSquaredError``, ``R2Score`` and ``PearsonCorrCoef`` updates the moments once per batch.
+
+>>> import torch
+>>> from lightning_metrics import MetricCollection
+>>> metrics = MetricCollection([MeanSquaredError(), R2Score(), PearsonCorrCoef()])
+>>> metrics.update(torch.tensor([2.5, 0.0, 2, 8]), torch.tensor([3, -0.5, 2, 7]))
+>>> {k: round(v.item(), 4) for k, v in metrics.compute().items()}
+{'MeanSquaredError': 0.375, 'R2Score': 0.9486, 'PearsonCorrCoef': 0.9849}
+>>> len(metrics.compute_groups)
+1
+"""
+
+from __future__ import annotations
+
+from typing import Any, Hashable, Literal, Optional
+
+import torch
+from torch import Tensor
+
+from lightning_metrics.functional.regression import _moments as mo
+from lightning_metrics.functional.regression._checks import (
+    check_at_most_2d,
+    check_bool,
+    check_columns,
+    check_floating,
+    check_multioutput,
+    check_num_outputs_arg,
+    check_same_shape,
+)
+from lightning_metrics.functional.regression.moment_measures import (
+    NORMALIZATIONS,
+    _check_adjusted,
+    concordance_from_moments,
+    explained_variance_from_moments,
+    mse_from_moments,
+    nrmse_from_moments,
+    pearson_from_moments,
+    r2_from_moments,
+    rse_from_moments,
+)
+from lightning_metrics.metric import Metric
+
+
+class _MomentMetric(Metric):
+    """Holds the ``moments`` state; subclasses add input checks and a measure over the moments."""
+
+    full_state_update = False
+    # torchmetrics returns float64 for float64 inputs from metrics whose states are reassigned, and the
+    # default dtype from metrics that add in place into float32 states (MSE, RSE): mirror it per class.
+    _result_follows_float64 = True
+    moments: Tensor
+
+    def __init__(self, initial_columns: int = 1, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._initial_columns = initial_columns
+        self.add_state("moments", mo.empty_moments(initial_columns), dist_reduce_fx=mo.merge_moments)
+
+    @property
+    def statistic_spec(self) -> Optional[Hashable]:
+        """Equal for every moment metric with the same initial width: they share one ``update``."""
+        return ("regression_moments", self._initial_columns)
+
+    def _check_inputs(self, preds: Tensor, target: Tensor) -> None:
+        check_same_shape(preds, target)
+
+    def update(self, preds: Tensor, target: Tensor) -> None:
+        """Merge the float64 moments of this batch into the state."""
+        self._check_inputs(preds, target)
+        cols_p, cols_t, flattened = mo.as_columns(preds, target)
+        batch = mo.batch_moments(cols_p, cols_t, flattened)
+        self.moments = mo.merge_pair(self.moments, batch.to(self.moments.device))
+
+    def _merge_states(self, incoming: dict[str, Any]) -> None:
+        # Like the base class (Chan merge), but an empty one-column side may meet a multi-output state.
+        self.moments = mo.merge_pair(self.moments, incoming["moments"])
+
+    def _result_dtype(self) -> torch.dtype:
+        if self._result_follows_float64 and mo.saw_float64(self.moments):
+            return torch.float64
+        return self.dtype
+
+    def _checked_moments(self, num_outputs: Optional[int], allow_flattened: bool) -> Tensor:
+        """The state, after checking it fits ``num_outputs`` (a shared state may come from a laxer metric)."""
+        m = self.moments
+        if not allow_flattened and mo.was_flattened(m):
+            raise ValueError(f"{type(self).__name__} expects 1D or 2D inputs, but >2D inputs were accumulated")
+        if num_outputs is not None and m.shape[1] != num_outputs and (num_outputs > 1 or not allow_flattened):
+            raise ValueError(
+                f"{type(self).__name__}: argument `num_outputs`={num_outputs} does not match the"
+                f" {m.shape[1]} output column(s) accumulated"
+            )
+        return m
+
+
+class MeanSquaredError(_MomentMetric):
+    """Mean squared error (``squared=False``: RMSE), per output with ``num_outputs > 1``.
+
+    >>> import torch
+    >>> metric = MeanSquaredError()
+    >>> metric.update(torch.tensor([2.5, 5.0, 4.0, 8.0]), torch.tensor([3.0, 5.0, 2.5, 7.0]))
+    >>> metric.compute()
+    tensor(0.8750)
+    """
+
+    is_differentiable = True
+    higher_is_better = False
+    plot_lower_bound = 0.0
+    _result_follows_float64 = False
+
+    def __init__(self, squared: bool = True, num_outputs: int = 1, **kwargs: Any) -> None:
+        check_bool("squared", squared)
+        check_num_outputs_arg(num_outputs)
+        super().__init__(num_outputs, **kwargs)
+        self.squared = squared
+        self.num_outputs = num_outputs
+
+    def _check_inputs(self, preds: Tensor, target: Tensor) -> None:
+        check_same_shape(preds, target)
+        check_columns(preds, self.num_outputs, strict_single=False)
+
+    def compute(self) -> Tensor:
+        """MSE (or RMSE) over everything seen."""
+        m = self._checked_moments(self.num_outputs, allow_flattened=True)
+        return mse_from_moments(m, self.squared, self.num_outputs).to(self._result_dtype())
+
+
+class NormalizedRootMeanSquaredError(_MomentMetric):
+    """RMSE normalised by the target's ``mean``, ``range``, ``std`` or ``l2`` norm.
+
+    >>> import torch
+    >>> metric = NormalizedRootMeanSquaredError(normalization="std")
+    >>> metric.update(torch.tensor([0.0, 1, 2, 3]), torch.tensor([0.0, 1, 2, 2]))
+    >>> metric.compute()
+    tensor(0.6030)
+    """
+
+    is_differentiable = True
+    higher_is_better = False
+    plot_lower_bound = 0.0
+
+    def __init__(
+        self,
+        normalization: Literal["mean", "range", "std", "l2"] = "mean",
+        num_outputs: int = 1,
+        **kwargs: Any,
+    ) -> None:
+        if normalization not in NORMALIZATIONS:
+            raise ValueError(f"Argument `normalization` must be one of {NORMALIZATIONS}, got {normalization!r}")
+        check_num_outputs_arg(num_outputs)
+        super().__init__(num_outputs, **kwargs)
+        self.normalization = normalization
+        self.num_outputs = num_outputs
+        # torchmetrics accumulates the std and l2 terms in place in float32 states
+        self._result_follows_float64 = normalization in ("mean", "range")
+
+    def _check_inputs(self, preds: Tensor, target: Tensor) -> None:
+        check_same_shape(preds, target)
+        check_columns(preds, self.num_outputs, strict_single=False)
+
+    def compute(self) -> Tensor:
+        """NRMSE over everything seen."""
+        m = self._checked_moments(self.num_outputs, allow_flattened=True)
+        return nrmse_from_moments(m, self.normalization, self.num_outputs).to(self._result_dtype())
+
+
+class R2Score(_MomentMetric):
+    """Coefficient of determination; outputs are inferred from the input (``(N,)`` or ``(N, d)``).
+
+    >>> import torch
+    >>> metric = R2Score(multioutput="raw_values")
+    >>> metric.update(torch.tensor([[0.0, 2], [-1, 2], [8, -5]]), torch.tensor([[0.5, 1], [-1, 1], [7, -6]]))
+    >>> metric.compute()
+    tensor([0.9654, 0.9082])
+    """
+
+    is_differentiable = True
+    higher_is_better = True
+    plot_upper_bound = 1.0
+
+    def __init__(self, adjusted: int = 0, multioutput: str = "uniform_average", **kwargs: Any) -> None:
+        _check_adjusted(adjusted)
+        check_multioutput(multioutput)
+        super().__init__(1, **kwargs)
+        self.adjusted = adjusted
+        self.multioutput = multioutput
+
+    def _check_inputs(self, preds: Tensor, target: Tensor) -> None:
+        check_same_shape(preds, target)
+        check_at_most_2d(preds, type(self).__name__)
+
+    def compute(self) -> Tensor:
+        """R2 over everything seen."""
+        m = self._checked_moments(None, allow_flattened=False)
+        return r2_from_moments(m, self.adjusted, self.multioutput).to(self._result_dtype())
+
+
+class ExplainedVariance(_MomentMetric):
+    """Explained variance ``1 - Var(target - preds) / Var(target)``; outputs inferred from the input.
+
+    >>> import torch
+    >>> metric = ExplainedVariance()
+    >>> metric.update(torch.tensor([2.5, 0.0, 2, 8]), torch.tensor([3, -0.5, 2, 7]))
+    >>> metric.compute()
+    tensor(0.9572)
+    """
+
+    is_differentiable = True
+    higher_is_better = True
+    plot_upper_bound = 1.0
+
+    def __init__(
+        self,
+        multioutput: Literal["raw_values", "uniform_average", "variance_weighted"] = "uniform_average",
+        **kwargs: Any,
+    ) -> None:
+        check_multioutput(multioutput)
+        super().__init__(1, **kwargs)
+        self.multioutput = multioutput
+
+    def _check_inputs(self, preds: Tensor, target: Tensor) -> None:
+        check_same_shape(preds, target)
+        check_at_most_2d(preds, type(self).__name__)
+
+    def compute(self) -> Tensor:
+        """Explained variance over everything seen."""
+        m = self._checked_moments(None, allow_flattened=False)
+        return explained_variance_from_moments(m, self.multioutput).to(self._result_dtype())
+
+
+class RelativeSquaredError(_MomentMetric):
+    """Relative squared error ``SSE / SST`` (``squared=False``: its root), averaged over outputs.
+
+    >>> import torch
+    >>> metric = RelativeSquaredError()
+    >>> metric.update(torch.tensor([2.5, 0.0, 2, 8]), torch.tensor([3, -0.5, 2, 7]))
+    >>> metric.compute()
+    tensor(0.0514)
+    """
+
+    is_differentiable = True
+    higher_is_better = False
+    _result_follows_float64 = False
+
+    def __init__(self, num_outputs: int = 1, squared: bool = True, **kwargs: Any) -> None:
+        check_num_outputs_arg(num_outputs)
+        check_bool("squared", squared)
+        super().__init__(num_outputs, **kwargs)
+        self.num_outputs = num_outputs
+        self.squared = squared
+
+    def _check_inputs(self, preds: Tensor, target: Tensor) -> None:
+        check_same_shape(preds, target)
+        check_at_most_2d(preds, type(self).__name__)
+        check_columns(preds, self.num_outputs, strict_single=True)
+
+    def compute(self) -> Tensor:
+        """RSE over everything seen."""
+        m = self._checked_moments(self.num_outputs, allow_flattened=False)
+        dtype = self._result_dtype()
+        return rse_from_moments(m, self.squared, torch.finfo(dtype).eps).to(dtype)
+
+
+class PearsonCorrCoef(_MomentMetric):
+    """Pearson correlation coefficient, per output with ``num_outputs > 1``.
+
+    >>> import torch
+    >>> metric = PearsonCorrCoef()
+    >>> metric.update(torch.tensor([2.5, 0.0, 2, 8]), torch.tensor([3, -0.5, 2, 7]))
+    >>> metric.compute()
+    tensor(0.9849)
+    """
+
+    is_differentiable = True
+    higher_is_better = None  # both -1 and 1 are optimal
+    plot_lower_bound = -1.0
+    plot_upper_bound = 1.0
+
+    def __init__(self, num_outputs: int = 1, **kwargs: Any) -> None:
+        check_num_outputs_arg(num_outputs)
+        super().__init__(num_outputs, **kwargs)
+        self.num_outputs = num_outputs
+
+    def _check_inputs(self, preds: Tensor, target: Tensor) -> None:
+        check_floating("preds", preds)
+        check_floating("target", target)
+        check_same_shape(preds, target)
+        check_at_most_2d(preds, type(self).__name__)
+        check_columns(preds, self.num_outputs, strict_single=True)
+
+    def compute(self) -> Tensor:
+        """Pearson's r over everything seen."""
+        m = self._checked_moments(self.num_outputs, allow_flattened=False)
+        dtype = self._result_dtype()
+        return pearson_from_moments(m, dtype).to(dtype)
+
+
+class ConcordanceCorrCoef(PearsonCorrCoef):
+    """Lin's concordance correlation coefficient, per output with ``num_outputs > 1``.
+
+    >>> import torch
+    >>> metric = ConcordanceCorrCoef()
+    >>> metric.update(torch.tensor([2.5, 0.0, 2, 8]), torch.tensor([3, -0.5, 2, 7]))
+    >>> metric.compute()
+    tensor(0.9777)
+    """
+
+    higher_is_better = True
+
+    def compute(self) -> Tensor:
+        """Concordance over everything seen."""
+        m = self._checked_moments(self.num_outputs, allow_flattened=False)
+        dtype = self._result_dtype()
+        return concordance_from_moments(m, dtype).to(dtype)
+
+
+__all__ = [
+    "ConcordanceCorrCoef",
+    "ExplainedVariance",
+    "MeanSquaredError",
+    "NormalizedRootMeanSquaredError",
+    "PearsonCorrCoef",
+    "R2Score",
+    "RelativeSquaredError",
+]

@@ -1,0 +1,112 @@
+"""Modular rank correlations (Spearman, Kendall): they keep every observation in ``cat`` states.
+
+>>> import torch
+>>> metric = SpearmanCorrCoef()
+>>> metric.update(torch.tensor([2.5, 0.0, 2, 8]), torch.tensor([3, -0.5, 2, 7]))
+>>> metric.compute()
+tensor(1.0000)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Hashable, Literal, Optional, Union
+
+from torch import Tensor
+
+from lightning_metrics.functional.regression._checks import check_num_outputs_arg
+from lightning_metrics.functional.regression.ranks import (
+    check_correlation_columns,
+    check_kendall_args,
+    kendall_finalize,
+    kendall_from_columns,
+    spearman_from_columns,
+)
+from lightning_metrics.metric import Metric
+from lightning_metrics.utilities.data import dim_zero_cat
+
+
+class _PairedColumns(Metric):
+    """Keeps ``preds`` and ``target`` as ``(N, num_outputs)`` columns (``cat`` across batches and ranks)."""
+
+    full_state_update = False
+    _floating_only = True
+
+    def __init__(self, num_outputs: int = 1, **kwargs: Any) -> None:
+        check_num_outputs_arg(num_outputs)
+        super().__init__(**kwargs)
+        self.num_outputs = num_outputs
+        self.add_state("preds", [], dist_reduce_fx="cat")
+        self.add_state("target", [], dist_reduce_fx="cat")
+
+    @property
+    def statistic_spec(self) -> Optional[Hashable]:
+        """Spearman and Kendall keep the same columns; the dtype check differs, so it is part of the spec."""
+        return ("regression_paired_columns", self.num_outputs, self._floating_only)
+
+    def update(self, preds: Tensor, target: Tensor) -> None:
+        """Append the batch as columns."""
+        check_correlation_columns(preds, target, self.num_outputs, floating=self._floating_only)
+        self.preds.append(preds.reshape(preds.shape[0] if preds.ndim else 1, -1))
+        self.target.append(target.reshape(target.shape[0] if target.ndim else 1, -1))
+
+    def _columns(self) -> tuple[Tensor, Tensor]:
+        return dim_zero_cat(self.preds), dim_zero_cat(self.target)
+
+
+class SpearmanCorrCoef(_PairedColumns):
+    """Spearman's rank correlation, per output with ``num_outputs > 1``.
+
+    >>> import torch
+    >>> metric = SpearmanCorrCoef(num_outputs=2)
+    >>> metric.update(torch.tensor([[1.0, 2], [2, 1], [3, 3]]), torch.tensor([[1.0, 1], [3, 2], [2, 3]]))
+    >>> metric.compute()
+    tensor([0.5000, 0.5000])
+    """
+
+    is_differentiable = False
+    higher_is_better = True
+    plot_lower_bound = -1.0
+    plot_upper_bound = 1.0
+
+    def compute(self) -> Tensor:
+        """Spearman's rho over everything seen (ranks are global)."""
+        return spearman_from_columns(*self._columns()).to(self.dtype)
+
+
+class KendallRankCorrCoef(_PairedColumns):
+    """Kendall's tau (``variant`` a, b or c); with ``t_test`` also the asymptotic p-value.
+
+    >>> import torch
+    >>> metric = KendallRankCorrCoef(t_test=True, alternative="greater")
+    >>> metric.update(torch.tensor([2.5, 0.0, 2.0, 8.0]), torch.tensor([3.0, -0.5, 2.0, 1.0]))
+    >>> metric.compute()
+    (tensor(0.3333), tensor(0.2484))
+    """
+
+    is_differentiable = False
+    higher_is_better = None
+    full_state_update = True  # torchmetrics' setting: forward recomputes the batch from its own update
+    plot_lower_bound = 0.0
+    plot_upper_bound = 1.0
+    _floating_only = False
+
+    def __init__(
+        self,
+        variant: Literal["a", "b", "c"] = "b",
+        t_test: bool = False,
+        alternative: Optional[Literal["two-sided", "less", "greater"]] = "two-sided",
+        num_outputs: int = 1,
+        **kwargs: Any,
+    ) -> None:
+        check_kendall_args(variant, t_test, alternative)
+        super().__init__(num_outputs, **kwargs)
+        self.variant = variant
+        self.t_test = t_test
+        self.alternative = alternative if t_test else None
+
+    def compute(self) -> Union[Tensor, tuple[Tensor, Tensor]]:
+        """Kendall's tau (and p-value) over everything seen."""
+        return kendall_finalize(*kendall_from_columns(*self._columns(), self.variant, self.alternative))
+
+
+__all__ = ["KendallRankCorrCoef", "SpearmanCorrCoef"]
