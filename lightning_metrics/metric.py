@@ -859,6 +859,8 @@ class CompositionalMetric(Metric):
     def _combine(self, a: Any, b: Any) -> Any:
         if b is None and self.metric_b is None:
             return self.op(a)
+        if not isinstance(a, Tensor) and isinstance(b, Tensor):  # torch ops want a tensor first
+            a = torch.as_tensor(a, device=b.device)
         return self.op(a, b)
 
     def compute(self) -> Any:
@@ -869,6 +871,8 @@ class CompositionalMetric(Metric):
         b = self._value(self.metric_b, "forward", *args, **kwargs)
         if (isinstance(self.metric_a, Metric) and a is None) or (isinstance(self.metric_b, Metric) and b is None):
             return None
+        self._update_count += 1
+        self._computed = None
         self._forward_cache = self._combine(a, b)
         return self._forward_cache
 

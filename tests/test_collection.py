@@ -1,0 +1,151 @@
+"""MetricCollection: construction rules, naming, explicit compute groups, forward/compute/reset."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+import torchmetrics
+
+import lightning_metrics as lm
+from lightning_metrics.aggregation import MaxMetric, MeanMetric, MinMetric, SumMetric
+
+
+class ThresholdHits(lm.Metric):
+    """Counts preds above a threshold; the statistic depends on the threshold, so does the spec."""
+
+    full_state_update = False
+    updates = 0  # class-wide update counter
+
+    def __init__(self, threshold: float = 0.5, scale: float = 1.0):
+        super().__init__()
+        self.threshold, self.scale = threshold, scale
+        self.add_state("hits", torch.tensor(0), dist_reduce_fx="sum")
+        self.add_state("total", torch.tensor(0), dist_reduce_fx="sum")
+
+    @property
+    def statistic_spec(self):
+        return ("threshold_hits", self.threshold)  # `scale` only changes compute: not in the spec
+
+    def update(self, preds):
+        type(self).updates += 1
+        self.hits += (preds > self.threshold).sum()
+        self.total += preds.numel()
+
+    def compute(self):
+        return self.scale * self.hits / self.total
+
+
+def test_dict_keys_are_sorted_and_prefix_postfix_apply():
+    mc = lm.MetricCollection({"b": SumMetric(), "a": MaxMetric()}, prefix="val/", postfix="_x")
+    assert list(mc.keys()) == ["val/a_x", "val/b_x"]
+    assert list(mc.keys(keep_base=True)) == ["a", "b"]
+    mc.update(torch.tensor([1.0, 2.0]))
+    assert mc.compute() == {"val/a_x": torch.tensor(2.0), "val/b_x": torch.tensor(3.0)}
+    assert isinstance(mc["val/a_x"], MaxMetric) and isinstance(mc["a"], MaxMetric)
+
+
+def test_list_uses_class_names_and_rejects_duplicates():
+    mc = lm.MetricCollection([SumMetric(), MaxMetric()], MinMetric())
+    assert sorted(mc.keys()) == ["MaxMetric", "MinMetric", "SumMetric"]
+    with pytest.raises(ValueError, match="SumMetric"):
+        lm.MetricCollection([SumMetric(), SumMetric()])
+    with pytest.raises(ValueError, match="metrics"):
+        lm.MetricCollection([SumMetric(), "not a metric"])
+    with pytest.raises(ValueError, match="metrics"):
+        lm.MetricCollection(5)
+
+
+def test_nested_collections_match_torchmetrics_naming():
+    def build(pkg):
+        inner = pkg.MetricCollection({"mean": pkg.aggregation.MeanMetric()}, prefix="in_")
+        return pkg.MetricCollection({"outer": inner, "sum": pkg.aggregation.SumMetric()}, prefix="p/")
+
+    ours, theirs = build(lm), build(torchmetrics)
+    for mc in (ours, theirs):
+        mc.update(torch.tensor([1.0, 3.0]))
+    assert list(ours.keys()) == list(theirs.keys())
+    assert ours.compute().keys() == theirs.compute().keys()
+
+
+def test_items_values_clone_add_metrics_persistent():
+    mc = lm.MetricCollection({"s": SumMetric()})
+    mc.add_metrics({"m": MeanMetric()})
+    assert [k for k, _ in mc.items()] == ["s", "m"]
+    mc.update(torch.tensor([2.0]))
+    twin = mc.clone(prefix="train/")
+    assert list(twin.compute()) == ["train/s", "train/m"]
+    twin.update(torch.tensor([4.0]))
+    assert mc.compute()["s"] == 2.0
+    mc.persistent(True)
+    assert {"s.sum_value", "m.mean_value", "m.weight"} <= set(mc.state_dict())
+
+
+def test_forward_returns_batch_values_and_accumulates():
+    mc = lm.MetricCollection({"mean": MeanMetric(), "max": MaxMetric()})
+    assert mc(torch.tensor([1.0, 3.0])) == {"max": torch.tensor(3.0), "mean": torch.tensor(2.0)}
+    assert mc(torch.tensor([5.0])) == {"max": torch.tensor(5.0), "mean": torch.tensor(5.0)}
+    assert mc.compute() == {"max": torch.tensor(5.0), "mean": torch.tensor(3.0)}
+    mc.reset()
+    mc.update(torch.tensor([7.0]))
+    assert mc.compute()["mean"] == 7.0
+
+
+def test_equal_specs_share_one_update_per_batch():
+    ThresholdHits.updates = 0
+    mc = lm.MetricCollection({"a": ThresholdHits(0.5), "b": ThresholdHits(0.5, scale=2.0), "c": ThresholdHits(0.7)})
+    assert sorted(map(sorted, mc.compute_groups.values())) == [["a", "b"], ["c"]]
+    batches = [torch.tensor([0.0, 1.0]), torch.tensor([0.6, 0.6, 0.9])]
+    for b in batches:
+        mc.update(b)
+    assert ThresholdHits.updates == 2 * 2  # two groups, one update each per batch
+    out = mc.compute()
+    assert out["a"] == pytest.approx(4 / 5) and out["b"] == pytest.approx(8 / 5) and out["c"] == pytest.approx(2 / 5)
+    ThresholdHits.updates = 0
+    batch_values = mc(torch.tensor([0.6]))
+    assert ThresholdHits.updates == 2
+    assert batch_values == {"a": torch.tensor(1.0), "b": torch.tensor(2.0), "c": torch.tensor(0.0)}
+    assert mc.compute()["a"] == pytest.approx(5 / 6)
+
+
+def test_metrics_differing_in_threshold_never_share_unlike_torchmetrics():
+    # torchmetrics merges groups by comparing states after batch 1; if they happen to be equal
+    # there, two precisions with different thresholds share state forever and one is wrong.
+    first, second = torch.tensor([0.0, 1.0, 1.0]), torch.tensor([0.6, 0.6, 0.6])
+    target1, target2 = torch.tensor([0, 1, 1]), torch.tensor([1, 0, 1])
+    tm = torchmetrics.MetricCollection(
+        {"p5": torchmetrics.classification.BinaryPrecision(threshold=0.5),
+         "p7": torchmetrics.classification.BinaryPrecision(threshold=0.7)}
+    )
+    tm.update(first, target1)
+    tm.update(second, target2)
+    tm_values = tm.compute()
+    truth_p7 = 2 / 2  # threshold 0.7: only the two confident positives of batch 1, both right
+    assert tm_values["p7"] != pytest.approx(truth_p7)  # the torchmetrics bug this design avoids
+
+    ours = lm.MetricCollection({"h5": ThresholdHits(0.5), "h7": ThresholdHits(0.7)})
+    ours.update(first)
+    ours.update(second)
+    assert len(ours.compute_groups) == 2
+    assert ours.compute() == {"h5": torch.tensor(5 / 6), "h7": torch.tensor(2 / 6)}
+
+
+def test_explicit_groups_are_checked():
+    mc = lm.MetricCollection({"a": SumMetric(), "b": SumMetric()}, compute_groups=[["a", "b"]])
+    assert mc.compute_groups == {0: ["a", "b"]}
+    with pytest.raises(ValueError, match="compute_groups.*'z'"):
+        lm.MetricCollection({"a": SumMetric()}, compute_groups=[["a", "z"]])
+    with pytest.raises(ValueError, match="compute_groups"):
+        lm.MetricCollection({"a": SumMetric(), "m": MeanMetric()}, compute_groups=[["a", "m"]])
+    off = lm.MetricCollection({"a": ThresholdHits(), "b": ThresholdHits()}, compute_groups=False)
+    assert len(off.compute_groups) == 2
+
+
+def test_shared_state_survives_deepcopy_and_reset():
+    mc = lm.MetricCollection({"a": ThresholdHits(0.5), "b": ThresholdHits(0.5)})
+    mc.update(torch.tensor([0.9]))
+    twin = copy.deepcopy(mc)
+    assert twin["a"].hits is twin["b"].hits
+    mc.reset()
+    assert mc["a"].hits is mc["b"].hits and mc["b"].hits == 0
