@@ -1,3 +1,32 @@
-"""Lightning integration: MetricsCallback and MetricsMixin on one engine."""
+"""Lightning integration: ``MetricsCallback`` and ``MetricsMixin``, two doors onto one engine.
 
-__all__: list[str] = []
+>>> import lightning_metrics as lm
+>>> from lightning_metrics.aggregation import MeanMetric
+>>> callback = lm.MetricsCallback({"mean": MeanMetric()}, stages=("val",))
+>>> callback.state_key
+"MetricsCallback{'stages': ('val',), 'metrics': {'val': ['mean']}, 'separator': '/'}"
+
+Importing this package registers our ``Metric`` as a virtual subclass of
+``torchmetrics.Metric`` (see :mod:`.interop`), so ``self.log("acc", metric)`` works as it does
+for torchmetrics.
+"""
+
+from lightning_metrics.integration.callback import MetricsCallback
+from lightning_metrics.integration.engine import MetricsEngine
+from lightning_metrics.integration.interop import register_with_torchmetrics
+from lightning_metrics.integration.mixin import MetricsMixin
+from lightning_metrics.integration.routing import ResultKind, RoutedResult, RouteContext, Router, Sink
+
+register_with_torchmetrics()
+
+__all__ = [
+    "MetricsCallback",
+    "MetricsEngine",
+    "MetricsMixin",
+    "ResultKind",
+    "RouteContext",
+    "RoutedResult",
+    "Router",
+    "Sink",
+    "register_with_torchmetrics",
+]

@@ -1,0 +1,128 @@
+"""``MetricsCallback``: the engine behind a Trainer callback (one door of two)."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Optional, Sequence, Union
+
+import lightning.pytorch as pl
+from lightning.pytorch.callbacks import Callback
+from typing_extensions import override
+
+from lightning_metrics.integration.engine import Extract, MetricsEngine
+
+
+class MetricsCallback(Callback):
+    """Track metrics for a ``LightningModule`` without metric code in it.
+
+    The steps return ``{"preds": ..., "target": ...}`` (keys configurable, or ``extract``);
+    every stage gets its own clone of ``metrics``, updated at each batch end and computed,
+    logged as ``"{stage}/{name}"`` and reset at each epoch end. Exact under DDP (the
+    ``DistributedSampler`` padding is dropped), checkpointed with the states merged across
+    ranks. See :class:`~lightning_metrics.integration.engine.MetricsEngine` for the arguments.
+
+    Example:
+
+    >>> import lightning_metrics as lm
+    >>> from lightning_metrics.aggregation import MeanMetric, MaxMetric
+    >>> callback = lm.MetricsCallback({"mean": MeanMetric(), "max": MaxMetric()}, stages=("val", "test"))
+    >>> sorted(callback.engine.templates)
+    ['test', 'val']
+    """
+
+    def __init__(
+        self,
+        metrics: Any,
+        stages: Optional[Sequence[str]] = None,
+        *,
+        preds_key: str = "preds",
+        target_key: str = "target",
+        extract: Optional[Extract] = None,
+        separator: str = "/",
+        prog_bar: Union[bool, Sequence[str]] = False,
+        log_on_step: Union[bool, Sequence[str]] = False,
+        class_names: Optional[Sequence[str]] = None,
+        sinks: Iterable[Any] = (),
+    ) -> None:
+        self.engine = MetricsEngine(
+            metrics, stages, preds_key=preds_key, target_key=target_key, extract=extract,
+            separator=separator, prog_bar=prog_bar, log_on_step=log_on_step,
+            class_names=class_names, sinks=sinks, owner=type(self).__name__,
+        )
+        self._trainer: Optional["pl.Trainer"] = None
+
+    @property
+    @override
+    def state_key(self) -> str:
+        return self._generate_state_key(
+            stages=tuple(self.engine.templates), metrics=self.engine.names(), separator=self.engine.router.separator
+        )
+
+    @property
+    def results(self) -> dict[str, Any]:
+        """The latest computed value of every key (scalars, per-class vectors, matrices, curves)."""
+        return self.engine.results
+
+    @property
+    def router(self) -> Any:
+        """Where results go; add sinks for non-scalars with ``callback.router.sinks.append(...)``."""
+        return self.engine.router
+
+    # ------------------------------------------------------------------- hooks
+    @override
+    def setup(self, trainer: "pl.Trainer", pl_module: "pl.LightningModule", stage: str) -> None:
+        self._trainer = trainer
+        self.engine.setup()
+
+    @override
+    def on_train_batch_end(
+        self, trainer: "pl.Trainer", pl_module: "pl.LightningModule", outputs: Any, batch: Any, batch_idx: int
+    ) -> None:
+        self.engine.batch_end(trainer, pl_module, "train", outputs, batch, batch_idx)
+
+    @override
+    def on_validation_batch_end(
+        self,
+        trainer: "pl.Trainer",
+        pl_module: "pl.LightningModule",
+        outputs: Any,
+        batch: Any,
+        batch_idx: int,
+        dataloader_idx: int = 0,
+    ) -> None:
+        self.engine.batch_end(trainer, pl_module, "val", outputs, batch, batch_idx, dataloader_idx)
+
+    @override
+    def on_test_batch_end(
+        self,
+        trainer: "pl.Trainer",
+        pl_module: "pl.LightningModule",
+        outputs: Any,
+        batch: Any,
+        batch_idx: int,
+        dataloader_idx: int = 0,
+    ) -> None:
+        self.engine.batch_end(trainer, pl_module, "test", outputs, batch, batch_idx, dataloader_idx)
+
+    @override
+    def on_train_epoch_end(self, trainer: "pl.Trainer", pl_module: "pl.LightningModule") -> None:
+        self.engine.epoch_end(trainer, pl_module, "train")
+
+    @override
+    def on_validation_epoch_end(self, trainer: "pl.Trainer", pl_module: "pl.LightningModule") -> None:
+        self.engine.epoch_end(trainer, pl_module, "val")
+
+    @override
+    def on_test_epoch_end(self, trainer: "pl.Trainer", pl_module: "pl.LightningModule") -> None:
+        self.engine.epoch_end(trainer, pl_module, "test")
+
+    # -------------------------------------------------------------- checkpoint
+    @override
+    def state_dict(self) -> dict[str, Any]:
+        # every rank calls this when a checkpoint is saved, so the cross-rank merge is safe here
+        if self._trainer is None:
+            return {}
+        return self.engine.state_dict(self._trainer)
+
+    @override
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        self.engine.load_state_dict(state_dict)

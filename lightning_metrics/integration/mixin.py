@@ -1,0 +1,120 @@
+"""``MetricsMixin``: the engine behind a ``LightningModule`` mixin (the other door)."""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence, Union
+
+from torch import nn
+
+from lightning_metrics.integration.engine import MetricsEngine
+
+
+class MetricsMixin:
+    """Give a ``LightningModule`` per-stage metrics that are updated, logged and reset for it.
+
+    Mix it in before ``LightningModule`` and return the metrics from :meth:`configure_metrics`
+    (one set cloned per stage, or a dict from stage to metrics). Steps return
+    ``{"preds": ..., "target": ...}`` or call :meth:`update_metrics`. The per-stage collections
+    are submodules (``self.stage_metrics``), so they follow the module's device. If you
+    override ``setup`` or an ``on_*_batch_end``/``on_*_epoch_end`` hook, call ``super()``.
+    The ``metrics_*`` class attributes are the engine's options (see
+    :class:`~lightning_metrics.integration.engine.MetricsEngine`).
+
+    Example:
+
+    >>> import lightning.pytorch as L
+    >>> import lightning_metrics as lm
+    >>> from lightning_metrics.aggregation import MeanMetric
+    >>> class Model(lm.MetricsMixin, L.LightningModule):
+    ...     def configure_metrics(self):
+    ...         return {"mean_target": MeanMetric()}
+    >>> model = Model()
+    >>> sorted(model.metrics_engine.templates), sorted(model.stage_metrics)
+    (['test', 'train', 'val'], ['test_metrics', 'train_metrics', 'val_metrics'])
+    """
+
+    metrics_stages: Optional[Sequence[str]] = None
+    metrics_preds_key: str = "preds"
+    metrics_target_key: str = "target"
+    metrics_separator: str = "/"
+    metrics_prog_bar: Union[bool, Sequence[str]] = False
+    metrics_log_on_step: Union[bool, Sequence[str]] = False
+    metrics_class_names: Optional[Sequence[str]] = None
+
+    def configure_metrics(self) -> Any:
+        """Return the metrics: a metric, a collection, a dict/list of them, or a dict per stage."""
+        raise NotImplementedError(f"{type(self).__name__} mixes in MetricsMixin but does not define configure_metrics()")
+
+    def extract_metric_inputs(self, outputs: Any, batch: Any) -> Optional[tuple]:
+        """Override to build the metric inputs from a step's output and batch (default: the keys)."""
+        return None
+
+    @property
+    def metrics_engine(self) -> MetricsEngine:
+        """The engine, built from :meth:`configure_metrics` on first use."""
+        engine = self.__dict__.get("_metrics_engine")
+        if engine is None:
+            try:
+                engine = self._build_metrics_engine()
+            except AttributeError as err:  # a property must not let nn.Module's __getattr__ hide it
+                raise RuntimeError(f"{type(self).__name__}: building the metrics failed: {err}") from err
+        return engine
+
+    def _build_metrics_engine(self) -> MetricsEngine:
+        store = nn.ModuleDict()
+        self.stage_metrics = store  # a submodule: device moves and module copies include it
+        overridden = type(self).extract_metric_inputs is not MetricsMixin.extract_metric_inputs
+        engine = MetricsEngine(
+            self.configure_metrics(),
+            self.metrics_stages,
+            preds_key=self.metrics_preds_key,
+            target_key=self.metrics_target_key,
+            extract=self.extract_metric_inputs if overridden else None,
+            separator=self.metrics_separator,
+            prog_bar=self.metrics_prog_bar,
+            log_on_step=self.metrics_log_on_step,
+            class_names=self.metrics_class_names,
+            store=store,
+            owner=type(self).__name__,
+        )
+        self.__dict__["_metrics_engine"] = engine
+        for stage in engine.templates:
+            engine.metrics_for(stage, 0, device=self.device)  # type: ignore[attr-defined]
+        return engine
+
+    def update_metrics(self, stage: str, *args: Any) -> None:
+        """Feed ``stage``'s metrics from inside a step, e.g. ``self.update_metrics("val", logits, y)``.
+
+        The update itself runs at the batch end (where the padding of a distributed sampler is
+        dropped), once per call.
+        """
+        self.metrics_engine.defer_update(stage, args)
+
+    # ------------------------------------------------------------------- hooks
+    def setup(self, stage: str) -> None:
+        super().setup(stage)  # type: ignore[misc]
+        self.metrics_engine.setup()
+
+    def on_train_batch_end(self, outputs: Any, batch: Any, batch_idx: int) -> None:
+        super().on_train_batch_end(outputs, batch, batch_idx)  # type: ignore[misc]
+        self.metrics_engine.batch_end(self.trainer, self, "train", outputs, batch, batch_idx)  # type: ignore[attr-defined]
+
+    def on_validation_batch_end(self, outputs: Any, batch: Any, batch_idx: int, dataloader_idx: int = 0) -> None:
+        super().on_validation_batch_end(outputs, batch, batch_idx, dataloader_idx)  # type: ignore[misc]
+        self.metrics_engine.batch_end(self.trainer, self, "val", outputs, batch, batch_idx, dataloader_idx)  # type: ignore[attr-defined]
+
+    def on_test_batch_end(self, outputs: Any, batch: Any, batch_idx: int, dataloader_idx: int = 0) -> None:
+        super().on_test_batch_end(outputs, batch, batch_idx, dataloader_idx)  # type: ignore[misc]
+        self.metrics_engine.batch_end(self.trainer, self, "test", outputs, batch, batch_idx, dataloader_idx)  # type: ignore[attr-defined]
+
+    def on_train_epoch_end(self) -> None:
+        super().on_train_epoch_end()  # type: ignore[misc]
+        self.metrics_engine.epoch_end(self.trainer, self, "train")  # type: ignore[attr-defined]
+
+    def on_validation_epoch_end(self) -> None:
+        super().on_validation_epoch_end()  # type: ignore[misc]
+        self.metrics_engine.epoch_end(self.trainer, self, "val")  # type: ignore[attr-defined]
+
+    def on_test_epoch_end(self) -> None:
+        super().on_test_epoch_end()  # type: ignore[misc]
+        self.metrics_engine.epoch_end(self.trainer, self, "test")  # type: ignore[attr-defined]

@@ -1,0 +1,224 @@
+"""Routing of computed results: scalars to ``self.log``, everything else to sinks.
+
+Lightning's ``self.log`` accepts scalars only and raises on anything else, so every value a
+metric computes passes through :meth:`Router.route`, which looks at its shape:
+
+- a scalar is logged under its key (``"val/f1"``);
+- a per-class vector is logged as one scalar per class (``"val/f1/<class>"``) and is also
+  offered to the sinks (for a bar chart, say);
+- a mapping is routed key by key (``"val/name/<key>"``);
+- a matrix, a curve or anything else never reaches ``self.log``: it is offered to the sinks.
+
+A sink is the seam for writers of non-scalars (TensorBoard images, files, other loggers): an
+object with ``accepts(result, context) -> bool`` and ``write(result, context) -> None``. Sinks
+run on global rank zero only; every rank still takes part in the compute and in the scalar
+logging, which keeps monitors such as ``ModelCheckpoint`` identical on all ranks. A non-scalar
+that no sink accepts is kept in :attr:`Router.unrouted` and reported once, never dropped
+silently.
+"""
+
+from __future__ import annotations
+
+import enum
+import numbers
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Optional, Protocol, Sequence, Union, runtime_checkable
+
+import torch
+from torch import Tensor
+
+
+class ResultKind(enum.Enum):
+    """What a computed value looks like, which decides where it goes."""
+
+    SCALAR = "scalar"
+    PER_CLASS = "per_class"  # a 1-D vector, one value per class or label
+    MATRIX = "matrix"  # a 2-D or 3-D tensor: a confusion matrix, a stack of 2x2 matrices
+    CURVE = "curve"  # a tuple/list of tensors: (fpr, tpr, thresholds), (precision, recall, thresholds)
+    MAPPING = "mapping"  # a dict of results
+    OTHER = "other"
+
+
+def classify(value: Any, num_classes: Optional[int] = None) -> ResultKind:
+    """The :class:`ResultKind` of a computed value.
+
+    A vector is per-class only when its length is the metric's number of classes (or labels):
+    a ``CatMetric``'s vector of values is not.
+
+    >>> import torch
+    >>> classify(torch.tensor(0.5)).value, classify(torch.tensor([0.1, 0.9]), num_classes=2).value
+    ('scalar', 'per_class')
+    >>> classify(torch.tensor([0.1, 0.9, 0.3])).value
+    'other'
+    >>> classify(torch.eye(3)).value, classify((torch.rand(4), torch.rand(4), torch.rand(4))).value
+    ('matrix', 'curve')
+    """
+    if isinstance(value, numbers.Number) and not isinstance(value, bool):
+        return ResultKind.SCALAR
+    if isinstance(value, Tensor):
+        if value.numel() == 1 and value.ndim <= 1:
+            return ResultKind.SCALAR
+        if value.ndim == 1 and value.numel() > 1 and value.numel() == num_classes:
+            return ResultKind.PER_CLASS
+        if value.ndim in (2, 3) and value.numel() > 0:
+            return ResultKind.MATRIX
+        return ResultKind.OTHER
+    if isinstance(value, Mapping):
+        return ResultKind.MAPPING
+    if isinstance(value, (tuple, list)) and value and all(isinstance(v, (Tensor, list, tuple)) for v in value):
+        return ResultKind.CURVE
+    return ResultKind.OTHER
+
+
+@dataclass(frozen=True)
+class RoutedResult:
+    """One computed value on its way out: where it came from and the key it is logged under."""
+
+    stage: str  # "train", "val" or "test"
+    name: str  # the metric's name in its collection, e.g. "f1"
+    key: str  # the logged key without the dataloader suffix, e.g. "val/f1"
+    value: Any
+    kind: ResultKind
+    dataloader_idx: Optional[int] = None  # set when the stage has several dataloaders
+
+    @property
+    def suffix(self) -> str:
+        """Lightning's ``"/dataloader_idx_N"`` suffix, or ``""`` for a single dataloader."""
+        return "" if self.dataloader_idx is None else f"/dataloader_idx_{self.dataloader_idx}"
+
+
+@dataclass
+class RouteContext:
+    """What a route needs from the run: how to log a scalar, and the trainer for sinks."""
+
+    log_scalar: Callable[[str, Tensor, bool], None]  # (full key, value, prog_bar)
+    trainer: Any = None
+    pl_module: Any = None
+    is_global_zero: bool = True
+
+
+@runtime_checkable
+class Sink(Protocol):
+    """A writer of non-scalar results (images, text, files); runs on global rank zero."""
+
+    def accepts(self, result: RoutedResult, context: RouteContext) -> bool: ...
+
+    def write(self, result: RoutedResult, context: RouteContext) -> None: ...
+
+
+ProgBar = Union[bool, Sequence[str]]
+
+
+@dataclass
+class Router:
+    """Send each computed value where it can be looked at; see the module docstring.
+
+    >>> import torch
+    >>> logged = {}
+    >>> router = Router(class_names=["cat", "dog"])
+    >>> context = RouteContext(log_scalar=lambda key, value, bar: logged.update({key: value.item()}))
+    >>> router.route_value("val", "f1", torch.tensor([0.25, 0.75]), context, num_classes=2)
+    >>> logged
+    {'val/f1/cat': 0.25, 'val/f1/dog': 0.75}
+    """
+
+    separator: str = "/"
+    class_names: Optional[Sequence[str]] = None
+    prog_bar: ProgBar = False
+    sinks: list = field(default_factory=list)
+    unrouted: dict = field(default_factory=dict)  # key -> latest value no sink accepted
+    _warned: set = field(default_factory=set, repr=False)
+
+    def key(self, stage: str, name: str) -> str:
+        """The logged key of metric ``name`` in ``stage`` (without the dataloader suffix)."""
+        return f"{stage}{self.separator}{name}"
+
+    def route_value(
+        self,
+        stage: str,
+        name: str,
+        value: Any,
+        context: RouteContext,
+        dataloader_idx: Optional[int] = None,
+        num_classes: Optional[int] = None,
+    ) -> None:
+        """Classify ``value`` and :meth:`route` it. ``num_classes`` is the metric's number of
+        classes or labels, if it has one (``class_names`` count as a fallback)."""
+        if num_classes is None and self.class_names is not None:
+            num_classes = len(self.class_names)
+        kind = classify(value, num_classes)
+        result = RoutedResult(stage, name, self.key(stage, name), value, kind, dataloader_idx)
+        self.route(result, context)
+
+    def route(self, result: RoutedResult, context: RouteContext) -> None:
+        """Deliver one result: scalars to ``self.log``, the rest to the sinks (rank zero)."""
+        kind = result.kind
+        if kind is ResultKind.SCALAR:
+            self._log(result, result.key, result.value, context, per_class=False)
+            return
+        if kind is ResultKind.MAPPING:
+            for sub_name, sub_value in result.value.items():
+                self.route_value(
+                    result.stage, f"{result.name}{self.separator}{sub_name}", sub_value, context,
+                    result.dataloader_idx,
+                )
+            return
+        if kind is ResultKind.PER_CLASS:
+            labels = self._labels(result)
+            for label, item in zip(labels, result.value.unbind(0)):
+                self._log(result, f"{result.key}{self.separator}{label}", item, context, per_class=True)
+        self._to_sinks(result, context)
+
+    # -------------------------------------------------------------- helpers
+    def _log(self, result: RoutedResult, key: str, value: Any, context: RouteContext, per_class: bool) -> None:
+        if not isinstance(value, Tensor):
+            value = torch.tensor(float(value))
+        elif not value.is_floating_point():
+            value = value.float()  # Lightning reduces in floating point and warns otherwise
+        context.log_scalar(key + result.suffix, value.reshape(()), self._on_prog_bar(result, key, per_class))
+
+    def _on_prog_bar(self, result: RoutedResult, key: str, per_class: bool) -> bool:
+        if isinstance(self.prog_bar, bool):
+            return self.prog_bar and not per_class
+        return result.name in self.prog_bar or key in self.prog_bar
+
+    def _on_prog_bar_name(self, name: str) -> bool:
+        return self.prog_bar if isinstance(self.prog_bar, bool) else name in self.prog_bar
+
+    def _labels(self, result: RoutedResult) -> list[str]:
+        size = result.value.shape[0]
+        names = self.class_names
+        if names is not None and len(names) == size:
+            return [str(n) for n in names]
+        if names is not None:
+            self._warn_once(
+                ("class_names", result.key),
+                f"`class_names` has {len(names)} names but {result.key!r} has {size} values; "
+                "logging it per class index instead.",
+            )
+        return [str(i) for i in range(size)]
+
+    def _to_sinks(self, result: RoutedResult, context: RouteContext) -> None:
+        if not context.is_global_zero:
+            return
+        full_key = result.key + result.suffix
+        accepted = False
+        for sink in self.sinks:
+            if sink.accepts(result, context):
+                sink.write(result, context)
+                accepted = True
+        if accepted:
+            self.unrouted.pop(full_key, None)
+        elif result.kind is not ResultKind.PER_CLASS:  # per-class values were logged as scalars
+            self.unrouted[full_key] = result.value
+            self._warn_once(
+                ("unrouted", full_key),
+                f"{full_key!r} is a {result.kind.value}, which `self.log` cannot take, and no sink "
+                "accepted it; its latest value is kept in `results`.",
+            )
+
+    def _warn_once(self, token: tuple, message: str) -> None:
+        if token not in self._warned:
+            self._warned.add(token)
+            warnings.warn(message, UserWarning, stacklevel=3)

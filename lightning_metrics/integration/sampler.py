@@ -1,0 +1,131 @@
+"""Exact metrics under DDP: find and drop the padding of a ``DistributedSampler``.
+
+With ``drop_last=False``, :class:`torch.utils.data.DistributedSampler` pads the index list to
+``ceil(N / W) * W`` by repeating its head, and rank ``r`` reads positions ``r, r + W, r + 2W, ...``
+of the padded list, shuffled or not. So the samples of rank ``r`` whose position is at least
+``N`` are repeats. They always sit at the end of the rank's stream: rank ``r`` owns exactly
+``len(range(r, N, W))`` real samples and everything after them is padding.
+
+Given the loader of a stage, :func:`plan_padding` says how many real samples the rank owns and
+the batch size, so the engine can trim each batch before ``update`` from ``batch_idx`` alone
+(no counters, no host sync). Where the layout cannot be known, it returns the reason, which the
+engine turns into a single warning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional, Union
+
+from torch import Tensor
+from torch.utils.data import BatchSampler, DataLoader, DistributedSampler
+
+
+@dataclass(frozen=True)
+class ShardPadding:
+    """One rank's shard of ``shard_len`` samples read in batches of ``batch_size``, of which the
+    first ``valid`` are real and the rest repeats.
+
+    >>> padding = ShardPadding(valid=50, batch_size=16, shard_len=51)  # 101 samples, 2 ranks, rank 1
+    >>> [padding.batch_len(i) for i in range(4)], [padding.keep(i, padding.batch_len(i)) for i in range(4)]
+    ([16, 16, 16, 3], [16, 16, 16, 2])
+    """
+
+    valid: int
+    batch_size: int
+    shard_len: int
+
+    def batch_len(self, batch_idx: int) -> int:
+        """The number of samples in batch ``batch_idx`` of the shard."""
+        return max(0, min(self.batch_size, self.shard_len - batch_idx * self.batch_size))
+
+    def keep(self, batch_idx: int, batch_len: int) -> int:
+        """How many leading samples of batch ``batch_idx`` (of ``batch_len`` samples) are real."""
+        return min(batch_len, max(0, self.valid - batch_idx * self.batch_size))
+
+
+# What plan_padding returns: a plan, None (nothing to correct), or why exactness is unknown.
+PaddingPlan = Union[ShardPadding, None, str]
+
+
+def real_samples_on_rank(dataset_len: int, world_size: int, rank: int) -> int:
+    """The number of real (not repeated) samples rank ``rank`` reads from a padded sampler.
+
+    >>> [real_samples_on_rank(101, 2, r) for r in range(2)]
+    [51, 50]
+    >>> [real_samples_on_rank(5, 4, r) for r in range(4)]
+    [2, 1, 1, 1]
+    """
+    return len(range(rank, dataset_len, world_size))
+
+
+def plan_padding(loader: Any) -> PaddingPlan:
+    """How to trim the padded tail of ``loader``'s stream on this rank.
+
+    Returns a :class:`ShardPadding` when the loader's sampler pads this rank's shard, ``None``
+    when nothing needs trimming, and a string (the reason) when the sample layout is unknown.
+
+    >>> import torch
+    >>> from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+    >>> data = TensorDataset(torch.arange(101))
+    >>> sampler = DistributedSampler(data, num_replicas=2, rank=1, shuffle=True)
+    >>> plan_padding(DataLoader(data, batch_size=16, sampler=sampler))
+    ShardPadding(valid=50, batch_size=16, shard_len=51)
+    >>> plan_padding(DataLoader(data, batch_size=16)) # doctest: +ELLIPSIS
+    'its sampler is a SequentialSampler, not a DistributedSampler...'
+    """
+    if not isinstance(loader, DataLoader):
+        return f"it is a {type(loader).__name__}, not a torch DataLoader; its sharding is unknown"
+    batch_sampler = loader.batch_sampler
+    sampler = getattr(batch_sampler, "sampler", None) if batch_sampler is not None else loader.sampler
+    if not isinstance(sampler, DistributedSampler):
+        return (
+            f"its sampler is a {type(sampler).__name__}, not a DistributedSampler, so padded or "
+            "repeated samples (if any) cannot be located"
+        )
+    if batch_sampler is not None and type(batch_sampler) is not BatchSampler:
+        return (
+            f"it uses a custom batch sampler ({type(batch_sampler).__name__}), so the position of a "
+            "sample in the shard cannot be derived from the batch index"
+        )
+    world_size, rank = int(sampler.num_replicas), int(sampler.rank)
+    dataset_len = len(sampler.dataset)  # type: ignore[arg-type]
+    if sampler.drop_last:
+        if dataset_len % world_size:
+            return (
+                f"its DistributedSampler has drop_last=True: {dataset_len % world_size} of "
+                f"{dataset_len} samples are never seen"
+            )
+        return None
+    valid = real_samples_on_rank(dataset_len, world_size, rank)
+    if valid >= int(sampler.num_samples):  # not padded (even split, or an unrepeated sampler)
+        return None
+    batch_size = batch_sampler.batch_size if batch_sampler is not None else 1
+    return ShardPadding(valid=valid, batch_size=int(batch_size), shard_len=int(sampler.num_samples))
+
+
+def trim_batch(args: tuple, keep: int) -> tuple:
+    """Keep the first ``keep`` samples (leading dimension) of every tensor or list in ``args``.
+
+    >>> import torch
+    >>> trim_batch((torch.arange(4), [1, 2, 3, 4], "meta"), 3)
+    (tensor([0, 1, 2]), [1, 2, 3], 'meta')
+    """
+    return tuple(a[:keep] if isinstance(a, (Tensor, list, tuple)) else a for a in args)
+
+
+def leading_len(args: tuple) -> Optional[int]:
+    """The leading dimension shared by the batch arguments, or ``None`` if they disagree.
+
+    >>> import torch
+    >>> leading_len((torch.zeros(4, 3), torch.zeros(4)))
+    4
+    >>> leading_len((torch.zeros(4, 3), torch.zeros(5))) is None
+    True
+    """
+    lengths = {
+        (a.shape[0] if a.ndim else None) if isinstance(a, Tensor) else len(a)
+        for a in args
+        if isinstance(a, (Tensor, list, tuple))
+    }
+    return lengths.pop() if len(lengths) == 1 else None

@@ -1,0 +1,269 @@
+"""The metrics of one stage and dataloader, whatever form the user gave them in.
+
+Our metrics go into one :class:`~lightning_metrics.MetricCollection`, so metrics that share a
+statistic update it once per batch and the whole collection syncs in one fused exchange.
+Foreign metrics (anything with ``update``/``compute``/``reset``, e.g. a torchmetrics metric)
+sit beside it and are driven the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Mapping, Optional
+
+import torch
+from torch import Tensor, nn
+
+from lightning_metrics import distributed
+from lightning_metrics.collection import MetricCollection
+from lightning_metrics.metric import Metric
+
+_CONTRACT = ("update", "compute", "reset")
+
+
+def is_metric_like(obj: Any) -> bool:
+    """Whether ``obj`` implements the ``update``/``compute``/``reset`` contract.
+
+    >>> from lightning_metrics.aggregation import SumMetric
+    >>> is_metric_like(SumMetric()), is_metric_like(object())
+    (True, False)
+    """
+    return all(callable(getattr(obj, name, None)) for name in _CONTRACT)
+
+
+def _describe(obj: Any) -> str:
+    return f"{obj!r}" if isinstance(obj, (str, int, float, type(None))) else f"a {type(obj).__name__}"
+
+
+def _is_foreign_collection(obj: Any) -> bool:
+    # a foreign collection (e.g. torchmetrics.MetricCollection) computes a dict keyed by metric name
+    return callable(getattr(obj, "keys", None)) and callable(getattr(obj, "items", None))
+
+
+class StageMetrics(nn.Module):
+    """One stage's (and one dataloader's) metrics: ``native`` (ours) plus foreign ones.
+
+    >>> import torch
+    >>> from lightning_metrics.aggregation import MaxMetric, SumMetric
+    >>> metrics = StageMetrics.build({"total": SumMetric(), "peak": MaxMetric()})
+    >>> metrics.update(torch.tensor([1.0, 5.0]))
+    >>> metrics.compute()
+    {'peak': tensor(5.), 'total': tensor(6.)}
+    """
+
+    def __init__(self, native: Optional[MetricCollection], foreign: list[tuple[str, Any]]) -> None:
+        super().__init__()
+        self.native = native
+        # nn.Modules are registered (device moves, deepcopy); plain objects are kept as they are
+        self.foreign_modules = nn.ModuleList([m for _, m in foreign if isinstance(m, nn.Module)])
+        self._foreign = foreign
+        self._device = torch.device("cpu")
+
+    @classmethod
+    def build(cls, metrics: Any) -> "StageMetrics":
+        """Split ``metrics`` (a metric, a collection, a dict or a list) into ours and foreign ones."""
+        if isinstance(metrics, MetricCollection):
+            return cls(metrics, [])
+        if isinstance(metrics, Metric):
+            return cls(MetricCollection([metrics]), [])
+        if isinstance(metrics, Mapping):
+            items = [(str(k), v) for k, v in metrics.items()]
+        elif isinstance(metrics, (list, tuple)):
+            items = [(type(m).__name__, m) for m in metrics]
+        elif is_metric_like(metrics):
+            return cls(None, [("" if _is_foreign_collection(metrics) else type(metrics).__name__, metrics)])
+        else:
+            raise TypeError(
+                "Argument `metrics` must be a Metric, a MetricCollection, a dict or list of metrics, or an "
+                f"object with update/compute/reset; got {_describe(metrics)}"
+            )
+        if not items:
+            raise ValueError("Argument `metrics` must hold at least one metric, got an empty container")
+        native = {k: v for k, v in items if isinstance(v, (Metric, MetricCollection))}
+        foreign = []
+        for name, value in items:
+            if name in native:
+                continue
+            if not is_metric_like(value):
+                raise TypeError(
+                    f"Argument `metrics`: {name!r} must be a lightning_metrics Metric or an object with "
+                    f"update/compute/reset, got {_describe(value)}"
+                )
+            foreign.append((name, value))
+        if len({n for n, _ in items}) != len(items):
+            raise ValueError(f"Argument `metrics`: names must be unique, got {[n for n, _ in items]}")
+        return cls(MetricCollection(native) if native else None, foreign)
+
+    # ---------------------------------------------------------------- contract
+    def foreign(self) -> Iterator[tuple[str, Any]]:
+        return iter(self._foreign)
+
+    def names(self) -> list[str]:
+        """The names of the metrics (collection keys, then foreign names)."""
+        native = list(self.native.keys()) if self.native is not None else []
+        return native + [n or type(m).__name__ for n, m in self._foreign]
+
+    def num_classes(self, name: str) -> Optional[int]:
+        """The number of classes (or labels) of the metric that produced result ``name``, if any."""
+        metric: Any = None
+        if self.native is not None:
+            try:
+                metric = self.native[name]
+            except KeyError:
+                metric = None
+        if metric is None:
+            metric = dict(self._foreign).get(name)
+        for attribute in ("num_classes", "num_labels"):
+            value = getattr(metric, attribute, None)
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value
+        return None
+
+    def update(self, *args: Any) -> None:
+        if self.native is not None:
+            self.native.update(*args)
+        for _, metric in self._foreign:
+            metric.update(*args)
+
+    def forward(self, *args: Any) -> dict[str, Any]:
+        """Accumulate the batch and return the batch values (foreign metrics without ``forward``
+        are only updated)."""
+        values: dict[str, Any] = dict(self.native(*args)) if self.native is not None else {}
+        for name, metric in self._foreign:
+            if isinstance(metric, nn.Module) or callable(getattr(metric, "forward", None)):
+                self._put(values, name, metric(*args))
+            else:
+                metric.update(*args)
+        return values
+
+    def compute(self) -> dict[str, Any]:
+        """Every result by name; our metrics sync in one fused exchange (in the collection)."""
+        values: dict[str, Any] = dict(self.native.compute()) if self.native is not None else {}
+        for name, metric in self._foreign:
+            self._put(values, name, metric.compute())
+        return values
+
+    def reset(self) -> None:
+        if self.native is not None:
+            self.native.reset()
+        for _, metric in self._foreign:
+            metric.reset()
+
+    @staticmethod
+    def _put(values: dict[str, Any], name: str, value: Any) -> None:
+        if not name and isinstance(value, Mapping):
+            values.update(value)  # a foreign collection: its keys are the metric names
+        else:
+            values[name] = value
+
+    # ------------------------------------------------------------------ device
+    @property
+    def device(self) -> torch.device:
+        return self._device
+
+    def to_device(self, device: torch.device) -> None:
+        """Move every metric to ``device`` (plain foreign objects too, when they have ``.to``)."""
+        self.to(device)
+        for _, metric in self._foreign:
+            if not isinstance(metric, nn.Module) and callable(getattr(metric, "to", None)):
+                metric.to(device)
+        self._device = device
+
+    def _apply(self, fn: Any, recurse: bool = True) -> "StageMetrics":  # type: ignore[override]
+        out = super()._apply(fn, recurse)
+        self._device = fn(torch.zeros(())).device
+        return out
+
+    # -------------------------------------------------------------- checkpoints
+    def _native_tree(self) -> list[tuple[str, Metric]]:
+        if self.native is None:
+            return []
+        seen: set[int] = set()
+        tree = []
+        for name, module in self.native.named_modules():
+            if isinstance(module, Metric) and id(module) not in seen:
+                seen.add(id(module))
+                tree.append((name, module))
+        return tree
+
+    def merged_state(self) -> dict[str, Any]:
+        """The states of every metric merged across processes (a collective: call on every rank).
+
+        Our metrics merge in one fused exchange; foreign metrics through their own ``sync``.
+        Tensors come back on the CPU; local states are left untouched.
+        """
+        out: dict[str, Any] = {"native": {}, "foreign": {}}
+        tree = self._native_tree()
+        if tree:
+            metrics = [m for _, m in tree]
+            counts = torch.tensor([m._update_count for m in metrics], dtype=torch.int64)
+            if metrics[0].distributed_available_fn():
+                merged = distributed.sync_states(metrics, group=metrics[0].process_group)
+                counts = _all_reduce_sum(counts.to(metrics[0].device), metrics[0].process_group)
+            else:
+                merged = [m._copy_states() for m in metrics]
+            for (name, _), states, count in zip(tree, merged, counts.tolist()):
+                out["native"][name] = {"states": _to_cpu(states), "count": int(count)}
+        for name, metric in self._foreign:
+            state = _foreign_merged_state(metric)
+            if state is not None:
+                out["foreign"][name] = state
+        return out
+
+    def load_merged_state(self, state: Mapping[str, Any]) -> None:
+        """Take states written by :meth:`merged_state` (rank zero takes them, others stay empty)."""
+        modules = dict(self._native_tree())
+        for name, entry in state.get("native", {}).items():
+            if name in modules:
+                _set_states(modules[name], entry["states"], entry["count"], self._device)
+        if self.native is not None:
+            self.native._share_group_states()
+        foreign = dict(self._foreign)
+        for name, entry in state.get("foreign", {}).items():
+            if name in foreign:
+                _set_states(foreign[name], entry["states"], entry["count"], self._device)
+
+
+def _all_reduce_sum(tensor: Tensor, group: Any) -> Tensor:
+    torch.distributed.all_reduce(tensor, op=torch.distributed.ReduceOp.SUM, group=group)
+    return tensor.cpu()
+
+
+def _to_cpu(value: Any) -> Any:
+    if isinstance(value, Tensor):
+        return value.detach().cpu().clone()
+    if isinstance(value, dict):
+        return {k: _to_cpu(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_to_cpu(v) for v in value]
+    return value
+
+
+def _foreign_merged_state(metric: Any) -> Optional[dict[str, Any]]:
+    """Merged states of a torchmetrics-style metric (``_defaults``, ``sync``/``unsync``), else None."""
+    defaults = getattr(metric, "_defaults", None)
+    if not isinstance(defaults, dict) or not callable(getattr(metric, "sync", None)):
+        return None
+    metric.sync()
+    try:
+        states = {name: _to_cpu(getattr(metric, name)) for name in defaults}
+    finally:
+        if getattr(metric, "_is_synced", False):
+            metric.unsync()
+    return {"states": states, "count": int(getattr(metric, "_update_count", 1))}
+
+
+def _set_states(metric: Any, states: Mapping[str, Any], count: int, device: torch.device) -> None:
+    defaults = metric._defaults
+    for name, value in states.items():
+        if name not in defaults:
+            continue
+        if isinstance(defaults[name], list):  # a cat state: keep list semantics
+            if isinstance(value, Tensor):
+                value = [value.to(device)] if value.numel() or value.ndim > 1 else []
+            else:
+                value = [v.to(device) for v in value]
+        else:
+            value = value.to(device)
+        setattr(metric, name, value)
+    metric._update_count = count
+    metric._computed = None

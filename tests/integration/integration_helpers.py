@@ -1,0 +1,248 @@
+"""Tiny models, data and test-local metrics for the Lightning integration tests.
+
+Kept importable by name (the DDP tests run scripts in subprocesses that import this module).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Optional
+
+import lightning.pytorch as L
+import torch
+from lightning.pytorch.loggers import CSVLogger
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+import lightning_metrics as lm
+
+NUM_FEATURES = 8
+NUM_CLASSES = 3
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+
+
+def make_dataset(n: int, seed: int = 0) -> TensorDataset:
+    generator = torch.Generator().manual_seed(seed)
+    x = torch.randn(n, NUM_FEATURES, generator=generator)
+    y = torch.randint(0, NUM_CLASSES, (n,), generator=generator)
+    return TensorDataset(x, y)
+
+
+def loader(n: int, seed: int = 0, batch_size: int = 16, shuffle: bool = False) -> DataLoader:
+    return DataLoader(make_dataset(n, seed), batch_size=batch_size, shuffle=shuffle)
+
+
+# ----------------------------------------------------------------- metrics
+class CountAccuracy(lm.Metric):
+    """Multiclass accuracy from logits (test-local, sum states)."""
+
+    full_state_update = False
+
+    def __init__(self, num_classes: int = NUM_CLASSES, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.num_classes = num_classes
+        self.add_state("correct", torch.tensor(0), dist_reduce_fx="sum")
+        self.add_state("total", torch.tensor(0), dist_reduce_fx="sum")
+
+    def update(self, preds: torch.Tensor, target: torch.Tensor) -> None:
+        self.correct += (preds.argmax(-1) == target).sum()
+        self.total += target.numel()
+
+    def compute(self) -> torch.Tensor:
+        return self.correct.float() / self.total
+
+
+class PerClassRecall(lm.Metric):
+    """Recall per class (a vector of ``num_classes`` values)."""
+
+    full_state_update = False
+
+    def __init__(self, num_classes: int = NUM_CLASSES, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.num_classes = num_classes
+        self.add_state("hits", torch.zeros(num_classes), dist_reduce_fx="sum")
+        self.add_state("support", torch.zeros(num_classes), dist_reduce_fx="sum")
+
+    def update(self, preds: torch.Tensor, target: torch.Tensor) -> None:
+        hit = (preds.argmax(-1) == target).float()
+        self.hits += torch.bincount(target, weights=hit, minlength=self.num_classes)
+        self.support += torch.bincount(target, minlength=self.num_classes).float()
+
+    def compute(self) -> torch.Tensor:
+        return self.hits / self.support
+
+
+class Confusion(lm.Metric):
+    """A confusion matrix: a non-scalar that must never reach ``self.log``."""
+
+    full_state_update = False
+
+    def __init__(self, num_classes: int = NUM_CLASSES, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.num_classes = num_classes
+        self.add_state("matrix", torch.zeros(num_classes, num_classes, dtype=torch.long), dist_reduce_fx="sum")
+
+    def update(self, preds: torch.Tensor, target: torch.Tensor) -> None:
+        index = target * self.num_classes + preds.argmax(-1)
+        self.matrix += torch.bincount(index, minlength=self.num_classes**2).reshape(self.num_classes, -1)
+
+    def compute(self) -> torch.Tensor:
+        return self.matrix
+
+
+class MaxLogit(lm.Metric):
+    """The largest logit seen (a max state) — exactness of max under resume."""
+
+    full_state_update = False
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.add_state("peak", torch.tensor(float("-inf")), dist_reduce_fx="max")
+
+    def update(self, preds: torch.Tensor, target: torch.Tensor) -> None:
+        self.peak = torch.maximum(self.peak, preds.max())
+
+    def compute(self) -> torch.Tensor:
+        return self.peak
+
+
+class TargetsSeen(lm.Metric):
+    """Concatenates the targets (a cat state) and returns their sum of squares and count."""
+
+    full_state_update = False
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.add_state("targets", [], dist_reduce_fx="cat")
+
+    def update(self, preds: torch.Tensor, target: torch.Tensor) -> None:
+        self.targets.append(target.float())
+
+    def compute(self) -> torch.Tensor:
+        return (lm.utilities.dim_zero_cat(self.targets) ** 2).sum()
+
+
+def standard_metrics() -> dict[str, lm.Metric]:
+    return {"acc": CountAccuracy(), "recall": PerClassRecall(), "peak": MaxLogit(), "sq": TargetsSeen()}
+
+
+def oracle(preds: torch.Tensor, target: torch.Tensor) -> dict[str, Any]:
+    """The values ``standard_metrics`` must produce over these predictions."""
+    hard = preds.argmax(-1)
+    recall = torch.stack([(hard[target == c] == c).float().mean() for c in range(NUM_CLASSES)])
+    return {
+        "acc": (hard == target).float().mean(),
+        "recall": recall,
+        "peak": preds.max(),
+        "sq": (target.float() ** 2).sum(),
+    }
+
+
+# ------------------------------------------------------------------ models
+class RecordingModel(L.LightningModule):
+    """A linear classifier whose steps return preds/target and record them per stage/epoch."""
+
+    def __init__(self, lr: float = 0.1, seed: int = 0) -> None:
+        super().__init__()
+        torch.manual_seed(seed)
+        self.layer = nn.Linear(NUM_FEATURES, NUM_CLASSES)
+        self.lr = lr
+        self.records: dict[tuple, list] = defaultdict(list)  # (stage, dataloader_idx) -> [(preds, target)]
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.layer(x)
+
+    def _step(self, stage: str, batch: Any, dataloader_idx: int = 0) -> dict[str, torch.Tensor]:
+        x, y = batch
+        logits = self(x)
+        loss = nn.functional.cross_entropy(logits, y)
+        self.records[(stage, dataloader_idx)].append((logits.detach().clone(), y.clone()))
+        return {"loss": loss, "preds": logits, "target": y}
+
+    def training_step(self, batch: Any, batch_idx: int) -> dict[str, torch.Tensor]:
+        return self._step("train", batch)
+
+    def validation_step(self, batch: Any, batch_idx: int, dataloader_idx: int = 0) -> dict[str, torch.Tensor]:
+        return self._step("val", batch, dataloader_idx)
+
+    def test_step(self, batch: Any, batch_idx: int, dataloader_idx: int = 0) -> dict[str, torch.Tensor]:
+        return self._step("test", batch, dataloader_idx)
+
+    def on_train_epoch_start(self) -> None:
+        self.records.pop(("train", 0), None)
+
+    def on_validation_epoch_start(self) -> None:
+        for key in [k for k in self.records if k[0] == "val"]:
+            del self.records[key]
+
+    def on_test_epoch_start(self) -> None:
+        for key in [k for k in self.records if k[0] == "test"]:
+            del self.records[key]
+
+    def recorded(self, stage: str, dataloader_idx: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+        pairs = self.records[(stage, dataloader_idx)]
+        return torch.cat([p for p, _ in pairs]), torch.cat([t for _, t in pairs])
+
+    def configure_optimizers(self) -> torch.optim.Optimizer:
+        return torch.optim.SGD(self.parameters(), lr=self.lr)
+
+
+def trainer_kwargs(tmp_path: Path, **overrides: Any) -> dict[str, Any]:
+    kwargs: dict[str, Any] = dict(
+        accelerator="cpu",
+        devices=1,
+        max_epochs=2,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        enable_checkpointing=False,
+        logger=CSVLogger(str(tmp_path), name="logs"),
+        num_sanity_val_steps=0,
+        deterministic=True,
+    )
+    kwargs.update(overrides)
+    return kwargs
+
+
+def assert_close(actual: Any, expected: Any, key: str = "") -> None:
+    actual = torch.as_tensor(actual, dtype=torch.float64)
+    expected = torch.as_tensor(expected, dtype=torch.float64)
+    torch.testing.assert_close(actual, expected, rtol=1e-6, atol=1e-7, equal_nan=True, msg=lambda m: f"{key}: {m}")
+
+
+# -------------------------------------------------------------- subprocess
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def run_script(source: str, tmp_path: Path, timeout: float = 150.0) -> subprocess.CompletedProcess:
+    """Run ``source`` in a fresh interpreter (repo root on the path, a free port), with a timeout."""
+    script = tmp_path / "script.py"
+    script.write_text(textwrap.dedent(source))
+    env = dict(os.environ)
+    env.update(
+        PYTHONPATH=os.pathsep.join([str(ROOT), str(HERE), env.get("PYTHONPATH", "")]),
+        MASTER_ADDR="127.0.0.1",
+        MASTER_PORT=str(free_port()),
+        PL_DISABLE_FORK="0",
+        OMP_NUM_THREADS="1",
+    )
+    proc = subprocess.run(
+        [sys.executable, str(script)], cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=timeout
+    )
+    if proc.returncode != 0:
+        raise AssertionError(f"script failed ({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}")
+    return proc
+
+
+def latest(metrics: dict[str, Any], key: str) -> Optional[float]:
+    value = metrics.get(key)
+    return None if value is None else float(value)
