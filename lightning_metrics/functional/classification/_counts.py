@@ -1,0 +1,252 @@
+"""The sufficient statistics of count-based classification metrics.
+
+One statistic per input spec, each filled with ONE histogram (``bincount``) per batch:
+
+=============  ==================================================  =============================
+kind           input spec                                          state
+=============  ==================================================  =============================
+``confmat``    multiclass, ``top_k=1``, global                     ``confmat`` (C, C) int64
+``counts``     binary / multilabel / multiclass ``top_k>1``, or    ``counts`` (..., 2, 2) int64,
+               samplewise                                          ``[[tn, fp], [fn, tp]]`` per
+                                                                   class; per sample: ``cat``
+``exact``      exact match                                         ``correct``, ``total``
+``samples``    multilabel ``average="samples"``                    running sum, 0/0 count, count
+=============  ==================================================  =============================
+
+:class:`CountSpec` is hashable and is the ``statistic_spec`` of the modular metrics: two metrics
+with equal specs keep identical states, so a collection updates them once. The spec holds what
+shapes the state (task, size, threshold, top_k, ignore_index, per-sample or not, validation) and
+nothing that only ``compute`` uses (average, zero_division, beta, normalization).
+
+Ignored positions are sent to one extra histogram bin that is dropped, so ``update`` has no
+data-dependent shapes and no host sync when ``validate_args=False``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import torch
+from torch import Tensor
+
+from lightning_metrics.functional.classification import _inputs
+from lightning_metrics.functional.classification._measures import Counts, samples_row_values
+
+_LONG = torch.long
+
+
+def histogram(codes: Tensor, size: int) -> Tensor:
+    """How often each code in ``[0, size)`` occurs; code ``size`` is the discarded bin.
+
+    >>> histogram(torch.tensor([0, 2, 2, 3]), 3)
+    tensor([1, 0, 2])
+    """
+    codes = codes.reshape(-1)
+    if codes.device.type == "cpu":
+        return torch.bincount(codes, minlength=size + 1)[:size]
+    # torch.bincount reads the maximum back to the host on accelerators; an accumulating index_put does not
+    out = torch.zeros(size + 1, dtype=_LONG, device=codes.device)
+    out.index_put_((codes,), torch.ones((), dtype=_LONG, device=codes.device).expand_as(codes), accumulate=True)
+    return out[:size]
+
+
+def _discard(codes: Tensor, valid: Optional[Tensor], bin_: int) -> Tensor:
+    return codes if valid is None else torch.where(valid, codes, bin_)
+
+
+def confmat_counts(target: Tensor, pred: Tensor, valid: Optional[Tensor], num_classes: int) -> Tensor:
+    """``(C, C)`` confusion matrix (rows: target) from one bincount of ``target * C + pred``."""
+    size = num_classes * num_classes
+    codes = _discard(target.long() * num_classes + pred, valid, size)
+    return histogram(codes, size).view(num_classes, num_classes)
+
+
+def label_counts(
+    target: Tensor, pred: Tensor, valid: Optional[Tensor], num_classes: int, num_groups: int = 1
+) -> Tensor:
+    """One-vs-rest ``(G, C, 2, 2)`` counts of multiclass labels shaped ``(G, M)`` (G groups of M positions).
+
+    Each position adds a true positive or a false negative to its target class and, when wrong, a
+    false positive to its predicted class: one bincount over both codes; true negatives follow
+    from the number of positions seen.
+    """
+    size = num_groups * num_classes * 3
+    offset = torch.arange(num_groups, device=target.device).unsqueeze(1) * num_classes
+    hit = pred == target
+    t_codes = _discard((offset + target.long()) * 3 + torch.where(hit, 0, 2), valid, size)
+    p_codes = _discard(torch.where(hit, size, (offset + pred) * 3 + 1), valid, size)
+    tp, fp, fn = histogram(torch.cat([t_codes.reshape(-1), p_codes.reshape(-1)]), size).view(
+        num_groups, num_classes, 3
+    ).unbind(-1)
+    seen = (tp + fn).sum(-1, keepdim=True)
+    return torch.stack([seen - tp - fp - fn, fp, fn, tp], dim=-1).view(num_groups, num_classes, 2, 2)
+
+
+def bit_counts(target: Tensor, pred: Tensor, valid: Optional[Tensor], samplewise: bool) -> Tensor:
+    """One-vs-rest ``(G, L, 2, 2)`` counts of 0/1 labels shaped ``(N, L, M)``; G = N or 1."""
+    n, labels = target.shape[:2]
+    groups = n if samplewise else 1
+    size = groups * labels * 4
+    cell = torch.arange(labels, device=target.device).view(1, labels, 1)
+    if samplewise:
+        cell = cell + torch.arange(n, device=target.device).view(n, 1, 1) * labels
+    codes = _discard(cell * 4 + target.long() * 2 + pred, valid, size)
+    return histogram(codes, size).view(groups, labels, 2, 2)
+
+
+@dataclass(frozen=True)
+class CountSpec:
+    """What a count-based metric accumulates; equal specs share one state and one update."""
+
+    kind: str  # "confmat" | "counts" | "exact" | "samples"
+    task: str  # "binary" | "multiclass" | "multilabel"
+    size: int = 1  # number of classes or labels (1 for binary)
+    threshold: Optional[float] = None  # binary / multilabel only
+    top_k: int = 1
+    samplewise: bool = False
+    ignore_index: Optional[int] = None
+    validate_args: bool = True
+    measure: Optional[tuple] = None  # "samples" only: (measure name, beta)
+
+    @classmethod
+    def make(
+        cls,
+        task: str,
+        size: int = 1,
+        threshold: float = 0.5,
+        top_k: int = 1,
+        multidim_average: str = "global",
+        ignore_index: Optional[int] = None,
+        validate_args: bool = True,
+        need: str = "counts",
+        measure: Optional[tuple] = None,
+    ) -> "CountSpec":
+        """The statistic for an input spec; ``need`` is "counts", "confmat", "exact" or "samples"."""
+        samplewise = multidim_average == "samplewise"
+        kind = need
+        if need in ("counts", "confmat"):
+            kind = "confmat" if task == "multiclass" and top_k == 1 and not samplewise else "counts"
+        return cls(
+            kind=kind,
+            task=task,
+            size=size if task != "binary" else 1,
+            threshold=None if task == "multiclass" else float(threshold),
+            top_k=top_k if task == "multiclass" and kind != "exact" else 1,
+            samplewise=samplewise,
+            ignore_index=ignore_index,
+            validate_args=validate_args,
+            measure=measure if kind == "samples" else None,
+        )
+
+    # -------------------------------------------------------------- states
+    def defaults(self) -> dict[str, tuple[Any, str]]:
+        """State name -> (default, reduction)."""
+        if self.kind == "confmat":
+            return {"confmat": (torch.zeros(self.size, self.size, dtype=_LONG), "sum")}
+        if self.kind == "exact":
+            if self.samplewise:
+                return {"matches": ([], "cat")}
+            return {"correct": (torch.zeros((), dtype=_LONG), "sum"), "total": (torch.zeros((), dtype=_LONG), "sum")}
+        if self.kind == "samples":
+            return {
+                "sample_sum": (torch.zeros((), dtype=torch.float64), "sum"),
+                "sample_zero": (torch.zeros((), dtype=_LONG), "sum"),
+                "sample_count": (torch.zeros((), dtype=_LONG), "sum"),
+            }
+        if self.samplewise:
+            return {"counts": ([], "cat")}
+        return {"counts": (torch.zeros(self._class_shape() + (2, 2), dtype=_LONG), "sum")}
+
+    def _class_shape(self) -> tuple:
+        return () if self.task == "binary" else (self.size,)
+
+    def empty(self, name: str, device: torch.device) -> Tensor:
+        """The concatenation of no samples, for per-sample states read before any update."""
+        per_sample = (2,) if name == "matches" else self._class_shape() + (2, 2)
+        return torch.zeros((0,) + per_sample, dtype=_LONG, device=device)
+
+    # -------------------------------------------------------------- one batch
+    def validate(self, preds: Tensor, target: Tensor) -> None:
+        average = "samplewise" if self.samplewise else "global"
+        if self.task == "binary":
+            _inputs.validate_binary(preds, target, average, self.ignore_index)
+        elif self.task == "multilabel":
+            _inputs.validate_multilabel(preds, target, self.size, average, self.ignore_index)
+        else:
+            _inputs.validate_multiclass(preds, target, self.size, average, self.ignore_index, self.top_k)
+
+    def batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
+        """The statistic of one batch, as a state dict (per-sample states as tensors)."""
+        if self.validate_args:
+            self.validate(preds, target)
+        valid = _inputs.valid_mask(target, self.ignore_index)
+        if self.task == "multiclass":
+            pred = _inputs.multiclass_labels(preds, target, self.top_k)
+            return self._multiclass_batch(target, pred, valid)
+        pred = _inputs.binary_labels(preds, self.threshold)
+        n = target.shape[0] if target.ndim else 1
+        if self.task == "binary":  # (N, 1, M): one label
+            shape = (n, 1, -1) if self.samplewise else (1, 1, -1)
+        else:
+            shape = (n, self.size, -1)
+        target, pred = target.reshape(shape), pred.reshape(shape)
+        valid = None if valid is None else valid.reshape(shape)
+        if self.kind == "exact":
+            ok = pred == target if valid is None else (pred == target) | ~valid
+            return self._exact(ok.all(dim=1))
+        if self.kind == "samples":
+            return self._samples(target, pred, valid)
+        counts = bit_counts(target, pred, valid, self.samplewise)
+        if self.task == "binary":
+            counts = counts[:, 0]
+        return {"counts": counts if self.samplewise else counts[0]}
+
+    def _multiclass_batch(self, target: Tensor, pred: Tensor, valid: Optional[Tensor]) -> dict[str, Tensor]:
+        if self.kind == "confmat":
+            return {"confmat": confmat_counts(target, pred, valid, self.size)}
+        n = target.shape[0] if target.ndim else 1
+        if self.kind == "exact":
+            ok = pred == target if valid is None else (pred == target) | ~valid
+            return self._exact(ok.reshape(n, -1).all(dim=1, keepdim=True))
+        groups = n if self.samplewise else 1
+        flat = (groups, -1)
+        valid = None if valid is None else valid.reshape(flat)
+        counts = label_counts(target.reshape(flat), pred.reshape(flat), valid, self.size, groups)
+        return {"counts": counts if self.samplewise else counts[0]}
+
+    def _exact(self, ok: Tensor) -> dict[str, Tensor]:
+        """``ok``: (N, M) whether every label of each of M positions of N samples is right."""
+        ok = ok.reshape(ok.shape[0], -1)
+        if self.samplewise:
+            total = torch.full_like(ok[:, 0], ok.shape[1], dtype=_LONG)
+            return {"matches": torch.stack([ok.sum(1), total], dim=1)}
+        return {"correct": ok.sum(), "total": torch.tensor(ok.numel(), device=ok.device)}
+
+    def _samples(self, target: Tensor, pred: Tensor, valid: Optional[Tensor]) -> dict[str, Tensor]:
+        """Per-example measure values summed; an example is one (sample, position) row of labels."""
+        rows = (-1, self.size)
+        t, p = target.movedim(1, -1).reshape(rows) == 1, pred.movedim(1, -1).reshape(rows) == 1
+        v = None if valid is None else valid.movedim(1, -1).reshape(rows)
+
+        def count(mask: Tensor) -> Tensor:
+            return (mask if v is None else mask & v).sum(-1)
+
+        counts = Counts(tp=count(t & p), fp=count(~t & p), tn=count(~t & ~p), fn=count(t & ~p))
+        values, zero = samples_row_values(self.measure[0], counts, self.measure[1])
+        seen = torch.ones_like(zero) if v is None else v.any(-1)
+        return {
+            "sample_sum": (values * seen).sum(),
+            "sample_zero": (zero & seen).sum(),
+            "sample_count": seen.sum(),
+        }
+
+    # -------------------------------------------------------------- reading states back
+    def counts(self, states: dict[str, Tensor]) -> Counts:
+        if self.kind == "confmat":
+            return Counts.from_confmat(states["confmat"])
+        return Counts.from_ovr(states["counts"])
+
+    def confmat(self, states: dict[str, Tensor]) -> Tensor:
+        """``(C, C)``, binary ``(2, 2)`` or multilabel ``(L, 2, 2)`` confusion matrix."""
+        return states["confmat"] if self.kind == "confmat" else states["counts"]

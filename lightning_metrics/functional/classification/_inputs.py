@@ -1,0 +1,239 @@
+"""Argument checks, tensor checks and label formatting for count-based classification metrics.
+
+Input kinds follow torchmetrics:
+
+- binary ``(N, ...)`` and multilabel ``(N, L, ...)``: integer/bool predictions are labels; floating
+  predictions are probabilities, or logits when any value lies outside [0, 1] (a sigmoid is then
+  applied), and are thresholded with ``preds > threshold``;
+- multiclass: ``(N, ...)`` integer labels, or ``(N, C, ...)`` scores reduced with ``argmax`` (or
+  ``topk`` for ``top_k > 1``) over the class dimension; no softmax is needed for either.
+
+Targets are integer (or bool) labels. ``ignore_index`` names a target value whose positions
+count nowhere; formatting never drops them (that would make shapes data-dependent), it returns a
+``valid`` mask (or ``None`` when nothing can be ignored) and the statistics send ignored
+positions to a discarded histogram bin.
+
+Tensor checks run only with ``validate_args=True``; they read values (a host sync) and raise
+before any state changes. Their messages name the argument and the offending value.
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+from typing import Any, Optional, Sequence
+
+import torch
+from torch import Tensor
+
+TASKS = ("binary", "multiclass", "multilabel")
+AVERAGES = ("micro", "macro", "weighted", "none", None)
+MULTIDIM_AVERAGES = ("global", "samplewise")
+NORMALIZATIONS = ("true", "pred", "all", "none", None)
+KAPPA_WEIGHTS = ("linear", "quadratic", "none", None)
+
+
+# ------------------------------------------------------------------------ argument checks
+def check_in(name: str, value: Any, allowed: Sequence[Any]) -> None:
+    """Raise ``ValueError`` naming ``name`` unless ``value`` is one of ``allowed``.
+
+    >>> check_in("average", "mean", AVERAGES)
+    Traceback (most recent call last):
+    ...
+    ValueError: Argument `average` must be one of ('micro', 'macro', 'weighted', 'none', None), got 'mean'
+    """
+    if not any(value is a or (a is not None and value == a) for a in allowed):
+        raise ValueError(f"Argument `{name}` must be one of {tuple(allowed)}, got {value!r}")
+
+
+def check_task(task: Any, allowed: Sequence[str] = TASKS) -> str:
+    """Return the lower-cased task name (enum-like values accepted)."""
+    value = getattr(task, "value", task)
+    if not isinstance(value, str) or value.lower() not in allowed:
+        raise ValueError(f"Argument `task` must be one of {tuple(allowed)}, got {task!r}")
+    return value.lower()
+
+
+def check_count(name: str, value: Any) -> None:
+    """``num_classes`` / ``num_labels``: an int larger than 1."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 2:
+        raise ValueError(f"Argument `{name}` must be an integer larger than 1, got {value!r}")
+
+
+def check_threshold(threshold: Any) -> None:
+    if isinstance(threshold, bool) or not isinstance(threshold, Real) or not 0 <= threshold <= 1:
+        raise ValueError(f"Argument `threshold` must be a float in the [0, 1] range, got {threshold!r}")
+
+
+def check_ignore_index(ignore_index: Any) -> None:
+    if ignore_index is not None and (isinstance(ignore_index, bool) or not isinstance(ignore_index, int)):
+        raise ValueError(f"Argument `ignore_index` must be None or an integer, got {ignore_index!r}")
+
+
+def check_zero_division(zero_division: Any) -> None:
+    if isinstance(zero_division, bool) or zero_division not in (0, 1):
+        raise ValueError(f"Argument `zero_division` must be 0 or 1, got {zero_division!r}")
+
+
+def check_top_k(top_k: Any, num_classes: int) -> None:
+    if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
+        raise ValueError(f"Argument `top_k` must be an integer larger than or equal to 1, got {top_k!r}")
+    if top_k > num_classes:
+        raise ValueError(f"Argument `top_k` must be at most `num_classes`={num_classes}, got {top_k!r}")
+
+
+def check_beta(beta: Any) -> None:
+    if isinstance(beta, bool) or not isinstance(beta, Real) or not beta > 0:
+        raise ValueError(f"Argument `beta` must be a float larger than 0, got {beta!r}")
+
+
+# ------------------------------------------------------------------------ tensor checks
+def _short(values: Tensor) -> str:
+    values = values.unique()
+    shown = values[:8].tolist()
+    return f"{shown}{' ...' if values.numel() > 8 else ''}"
+
+
+def _check_tensors(preds: Any, target: Any) -> None:
+    for name, value in (("preds", preds), ("target", target)):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Argument `{name}` must be a torch.Tensor, got {type(value).__name__}")
+    if target.is_floating_point() or target.is_complex():
+        raise TypeError(
+            f"Argument `target` must hold integer labels, got dtype {target.dtype}; convert it with `.long()`"
+        )
+    if preds.is_floating_point() and torch.isnan(preds).any():
+        raise ValueError("Argument `preds` contains NaN scores")
+
+
+def _check_same_shape(preds: Tensor, target: Tensor) -> None:
+    if preds.shape != target.shape:
+        raise ValueError(
+            f"Arguments `preds` and `target` must have the same shape, got {tuple(preds.shape)} and "
+            f"{tuple(target.shape)}"
+        )
+
+
+def _check_values(name: str, values: Tensor, low: int, high: int, ignore_index: Optional[int] = None) -> None:
+    """All values in [low, high) (or equal to ``ignore_index``)."""
+    bad = (values < low) | (values >= high)
+    if ignore_index is not None:
+        bad &= values != ignore_index
+    if bad.any():
+        allowed = f"[{low}, {high - 1}]" + ("" if ignore_index is None else f" or `ignore_index`={ignore_index}")
+        raise ValueError(f"Argument `{name}` must hold values in {allowed}, got {_short(values[bad])}")
+
+
+def _check_samplewise(multidim_average: str, ndim: int, minimum: int) -> None:
+    if multidim_average == "samplewise" and ndim < minimum:
+        raise ValueError(
+            f"Argument `multidim_average`='samplewise' needs inputs with at least {minimum} dimensions, "
+            f"got {ndim}"
+        )
+
+
+def validate_binary(preds: Tensor, target: Tensor, multidim_average: str, ignore_index: Optional[int]) -> None:
+    """Checks for binary input ``(N, ...)``."""
+    _check_tensors(preds, target)
+    _check_same_shape(preds, target)
+    _check_values("target", target, 0, 2, ignore_index)
+    if not preds.is_floating_point():
+        _check_values("preds", preds, 0, 2)
+    _check_samplewise(multidim_average, preds.ndim, 2)
+
+
+def validate_multilabel(
+    preds: Tensor, target: Tensor, num_labels: int, multidim_average: str, ignore_index: Optional[int]
+) -> None:
+    """Checks for multilabel input ``(N, L, ...)``."""
+    _check_tensors(preds, target)
+    _check_same_shape(preds, target)
+    if preds.ndim < 2 or preds.shape[1] != num_labels:
+        raise ValueError(
+            f"Argument `preds` must have shape (N, {num_labels}, ...) for `num_labels`={num_labels}, "
+            f"got {tuple(preds.shape)}"
+        )
+    _check_values("target", target, 0, 2, ignore_index)
+    if not preds.is_floating_point():
+        _check_values("preds", preds, 0, 2)
+    _check_samplewise(multidim_average, preds.ndim, 3)
+
+
+def validate_multiclass(
+    preds: Tensor,
+    target: Tensor,
+    num_classes: int,
+    multidim_average: str,
+    ignore_index: Optional[int],
+    top_k: int = 1,
+) -> None:
+    """Checks for multiclass input: labels ``(N, ...)`` or scores ``(N, C, ...)``."""
+    _check_tensors(preds, target)
+    if preds.ndim == target.ndim + 1:
+        if not preds.is_floating_point():
+            raise TypeError(f"Argument `preds` with a class dimension must hold float scores, got {preds.dtype}")
+        if preds.shape[1] != num_classes or preds.shape[2:] != target.shape[1:] or preds.shape[0] != target.shape[0]:
+            raise ValueError(
+                f"Argument `preds` must have shape (N, {num_classes}, ...) matching `target` (N, ...), got "
+                f"{tuple(preds.shape)} and {tuple(target.shape)}"
+            )
+        _check_samplewise(multidim_average, preds.ndim, 3)
+    elif preds.ndim == target.ndim:
+        _check_same_shape(preds, target)
+        if top_k > 1:
+            raise ValueError(f"Argument `top_k`={top_k} needs `preds` of scores with shape (N, C, ...)")
+        _check_values("preds", preds, 0, num_classes)
+        _check_samplewise(multidim_average, preds.ndim, 2)
+    else:
+        raise ValueError(
+            f"Arguments `preds` and `target` must have shapes (N, C, ...) and (N, ...), or both (N, ...), got "
+            f"{tuple(preds.shape)} and {tuple(target.shape)}"
+        )
+    _check_values("target", target, 0, num_classes, ignore_index)
+
+
+# ------------------------------------------------------------------------ formatting
+def to_probabilities(scores: Tensor, normalization: str = "sigmoid") -> Tensor:
+    """Scores with any value outside [0, 1] are logits: apply ``sigmoid`` (or ``softmax`` over dim 1).
+
+    On accelerators the choice is made with ``torch.where`` so that no host sync happens.
+
+    >>> to_probabilities(torch.tensor([-1.0, 0.0, 1.0]))
+    tensor([0.2689, 0.5000, 0.7311])
+    >>> to_probabilities(torch.tensor([0.2, 0.9]))
+    tensor([0.2000, 0.9000])
+    """
+    if scores.numel() == 0:
+        return scores
+    outside = (scores < 0) | (scores > 1)
+    squash = torch.sigmoid if normalization == "sigmoid" else (lambda s: torch.softmax(s, dim=1))
+    if scores.device.type == "cpu":  # a python branch costs nothing here and skips the sigmoid
+        return squash(scores) if outside.any() else scores
+    return torch.where(outside.any(), squash(scores), scores)
+
+
+def valid_mask(target: Tensor, ignore_index: Optional[int]) -> Optional[Tensor]:
+    """``target != ignore_index`` (``None`` when nothing is ignored)."""
+    return None if ignore_index is None else target != ignore_index
+
+
+def binary_labels(preds: Tensor, threshold: float) -> Tensor:
+    """Predicted 0/1 labels (int64) of binary or multilabel predictions."""
+    if preds.is_floating_point():
+        return (to_probabilities(preds) > threshold).long()
+    return preds.long()
+
+
+def multiclass_labels(preds: Tensor, target: Tensor, top_k: int = 1) -> Tensor:
+    """Predicted class per position, shaped like ``target``.
+
+    With ``top_k > 1`` a position counts as predicting its target class when that class is among
+    the ``top_k`` highest scores, and as predicting the highest-scoring class otherwise
+    (torchmetrics 1.9 semantics: one prediction per position, so every count stays a confusion).
+    """
+    if preds.ndim != target.ndim + 1:
+        return preds.long()
+    if top_k == 1:
+        return preds.argmax(dim=1)
+    best = torch.topk(preds, k=top_k, dim=1).indices
+    hit = (best == target.unsqueeze(1)).any(dim=1)
+    return torch.where(hit, target.long(), best[:, 0])

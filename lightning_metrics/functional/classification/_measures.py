@@ -1,0 +1,288 @@
+"""Count-based measures, each written once, and the one averaging operator over them.
+
+Every measure is a ratio of sums of the four counts (true/false positives/negatives) of one class
+or label against the rest; :data:`MEASURES` lists them. :func:`reduce_measure` applies one with
+torchmetrics' averaging rules:
+
+- ``"binary"``: the ratio of the counts as they are;
+- ``"micro"``: the ratio of the counts summed over classes;
+- ``"macro"`` / ``"weighted"``: per-class ratios averaged with weight 1 / the support ``tp + fn``;
+  in multiclass ``"macro"`` a class that appears nowhere (``tp + fp + fn == 0``, or ``tp + fn == 0``
+  for the measures torchmetrics computes that way when ``top_k > 1``) gets weight 0;
+- ``"none"`` / ``None``: the per-class ratios;
+- 0/0 gives ``zero_division`` for the measures that take it and 0 otherwise, and an average with
+  no weight at all is 0 (NaN for the Jaccard index, as in torchmetrics).
+
+Measures over a whole confusion matrix (MCC, Cohen's kappa, the normalized matrix) live here too.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Callable, NamedTuple, Optional
+
+import torch
+from torch import Tensor
+
+
+class Counts(NamedTuple):
+    """True/false positives/negatives, one entry per class (last dim) or a scalar for binary."""
+
+    tp: Tensor
+    fp: Tensor
+    tn: Tensor
+    fn: Tensor
+
+    @classmethod
+    def from_ovr(cls, ovr: Tensor) -> "Counts":
+        """From one-vs-rest matrices ``(..., 2, 2)`` laid out ``[[tn, fp], [fn, tp]]``."""
+        return cls(tp=ovr[..., 1, 1], fp=ovr[..., 0, 1], tn=ovr[..., 0, 0], fn=ovr[..., 1, 0])
+
+    @classmethod
+    def from_confmat(cls, confmat: Tensor) -> "Counts":
+        """Per-class counts of a ``(C, C)`` confusion matrix (rows: target, columns: prediction)."""
+        tp = confmat.diagonal()
+        fp = confmat.sum(0) - tp
+        fn = confmat.sum(1) - tp
+        return cls(tp=tp, fp=fp, tn=confmat.sum() - tp - fp - fn, fn=fn)
+
+    def summed(self) -> "Counts":
+        """Counts summed over the class dimension (micro averaging)."""
+        return Counts(*(c.sum(-1) for c in self))
+
+
+def safe_divide(num: Tensor, den: Tensor, zero_division: float = 0.0) -> Tensor:
+    """``num / den`` in float, with ``zero_division`` where ``den == 0``.
+
+    >>> safe_divide(torch.tensor([1, 2]), torch.tensor([0, 4]))
+    tensor([0.0000, 0.5000])
+    """
+    num = num if num.is_floating_point() else num.float()
+    den = den if den.is_floating_point() else den.float()
+    return torch.where(den != 0, num / den, torch.full((), float(zero_division), dtype=num.dtype, device=num.device))
+
+
+Ratio = Callable[[Counts, float], "tuple[Tensor, Tensor]"]
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One count-based measure: ``num / den`` of the counts (``beta`` is the F-beta weight)."""
+
+    ratio: Ratio
+    multiclass_ratio: Optional[Ratio] = None  # per-class form for multiclass input, when it differs
+    complement: bool = False  # report 1 - ratio (hamming distance)
+    takes_zero_division: bool = True
+    support_weights_top_k: bool = False  # torchmetrics drops classes with tp + fn == 0 when top_k > 1
+    higher_is_better: Optional[bool] = True
+    nan_without_weight: bool = False  # torchmetrics' Jaccard divides macro/weighted sums unguarded
+
+    def value(self, counts: Counts, multiclass: bool = False, zero_division: float = 0.0, beta: float = 1.0) -> Tensor:
+        ratio = self.multiclass_ratio if multiclass and self.multiclass_ratio else self.ratio
+        num, den = ratio(counts, beta)
+        value = safe_divide(num, den, zero_division if self.takes_zero_division else 0.0)
+        return 1 - value if self.complement else value
+
+
+def _all(c: Counts) -> Tensor:
+    return c.tp + c.fp + c.tn + c.fn
+
+
+def _fbeta(c: Counts, beta: float) -> "tuple[Tensor, Tensor]":
+    b2 = beta**2
+    return (1 + b2) * c.tp, (1 + b2) * c.tp + b2 * c.fn + c.fp
+
+
+# Multiclass accuracy and hamming distance are per class "recall": a class's true negatives are
+# other classes' business (torchmetrics' definition); binary and multilabel ones count them.
+MEASURES: dict[str, Measure] = {
+    "accuracy": Measure(
+        ratio=lambda c, b: (c.tp + c.tn, _all(c)),
+        multiclass_ratio=lambda c, b: (c.tp, c.tp + c.fn),
+        takes_zero_division=False,
+        support_weights_top_k=True,
+    ),
+    "hamming_distance": Measure(
+        ratio=lambda c, b: (c.tp + c.tn, _all(c)),
+        multiclass_ratio=lambda c, b: (c.tp, c.tp + c.fn),
+        complement=True,
+        takes_zero_division=False,
+        higher_is_better=False,
+    ),
+    "precision": Measure(ratio=lambda c, b: (c.tp, c.tp + c.fp), support_weights_top_k=True),
+    "recall": Measure(ratio=lambda c, b: (c.tp, c.tp + c.fn), support_weights_top_k=True),
+    "fbeta": Measure(ratio=_fbeta),
+    "specificity": Measure(ratio=lambda c, b: (c.tn, c.tn + c.fp), takes_zero_division=False, higher_is_better=None),
+    "negative_predictive_value": Measure(
+        ratio=lambda c, b: (c.tn, c.tn + c.fn), support_weights_top_k=True, higher_is_better=None
+    ),
+    "jaccard_index": Measure(ratio=lambda c, b: (c.tp, c.tp + c.fp + c.fn), nan_without_weight=True),
+}
+
+
+def reduce_measure(
+    name: str,
+    counts: Counts,
+    average: Optional[str],
+    *,
+    multiclass: bool = False,
+    top_k: int = 1,
+    zero_division: float = 0.0,
+    beta: float = 1.0,
+    dropped_class: Optional[int] = None,
+) -> Tensor:
+    """Apply measure ``name`` to ``counts`` and average over the last (class) dimension.
+
+    ``dropped_class`` leaves one class out of micro/macro averages (Jaccard with an in-range
+    ``ignore_index``, as torchmetrics does).
+
+    >>> c = Counts(tp=torch.tensor([2, 0, 1]), fp=torch.tensor([1, 0, 0]),
+    ...            tn=torch.tensor([3, 6, 5]), fn=torch.tensor([0, 0, 1]))
+    >>> reduce_measure("precision", c, None, multiclass=True)
+    tensor([0.6667, 0.0000, 1.0000])
+    >>> reduce_measure("precision", c, "macro", multiclass=True)  # class 1 is absent: weight 0
+    tensor(0.8333)
+    >>> reduce_measure("precision", c, "micro", multiclass=True)
+    tensor(0.7500)
+    """
+    measure = MEASURES[name]
+
+    def value(c: Counts) -> Tensor:
+        return measure.value(c, multiclass, zero_division, beta)
+
+    if average == "binary":
+        return value(counts)
+    if dropped_class is not None and average in ("micro", "macro"):
+        keep = torch.arange(counts.tp.shape[-1], device=counts.tp.device) != dropped_class
+        counts = Counts(*(c * keep for c in counts))
+    if average == "micro":
+        return value(counts.summed())
+    scores = value(counts)
+    if average is None or average == "none":
+        return scores
+    if average == "weighted":
+        weights = (counts.tp + counts.fn).to(scores.dtype)
+    else:
+        weights = torch.ones_like(scores)
+        if multiclass:
+            by_support = top_k > 1 and measure.support_weights_top_k
+            seen = counts.tp + counts.fn if by_support else counts.tp + counts.fp + counts.fn
+            weights = weights * (seen != 0)
+        if dropped_class is not None:
+            weights = weights * keep
+    if measure.nan_without_weight:
+        return (weights * scores / weights.sum(-1, keepdim=True)).sum(-1)
+    return safe_divide(weights * scores, weights.sum(-1, keepdim=True)).sum(-1)
+
+
+def reduce_stat_scores(counts: Counts, average: Optional[str]) -> Tensor:
+    """``[tp, fp, tn, fn, support]`` along a new last dim, averaged over classes like torchmetrics.
+
+    The weighted average divides by the total support unguarded (NaN without support), as torchmetrics.
+    """
+    res = torch.stack([counts.tp, counts.fp, counts.tn, counts.fn, counts.tp + counts.fn], dim=-1)
+    if average in ("binary", None, "none"):
+        return res
+    if average == "micro":
+        return res.sum(-2)
+    if average == "macro":
+        return res.float().mean(-2)
+    support = counts.tp + counts.fn
+    return (res * (support / support.sum(-1, keepdim=True)).unsqueeze(-1)).sum(-2)
+
+
+def samples_row_values(name: str, counts: Counts, beta: float = 1.0) -> "tuple[Tensor, Tensor]":
+    """Per-example values of measure ``name`` (0/0 -> 0) and a mask of the 0/0 examples."""
+    measure = MEASURES[name]
+    _, den = measure.ratio(counts, beta)
+    return measure.value(counts, False, 0.0, beta).double(), den == 0
+
+
+# ------------------------------------------------------------------ whole-matrix measures
+def matthews_corrcoef(confmat: Tensor) -> Tensor:
+    """MCC of a ``(C, C)`` confusion matrix; ``(L, 2, 2)`` multilabel matrices are summed first.
+
+    Degenerate 2x2 matrices follow torchmetrics: perfect or fully wrong predictions give +1 / -1,
+    and a zero denominator is regularised with ``eps`` so that the limit is returned.
+
+    >>> matthews_corrcoef(torch.tensor([[2, 1], [0, 3]]))
+    tensor(0.7071)
+    """
+    confmat = confmat.sum(0) if confmat.ndim == 3 else confmat
+    one = torch.ones((), dtype=torch.float32, device=confmat.device)
+    if confmat.numel() == 4:
+        tn, fp, fn, tp = (int(v) for v in confmat.reshape(-1).tolist())
+        if tp + tn != 0 and fp + fn == 0:
+            return one
+        if tp + tn == 0 and fp + fn != 0:
+            return -one
+    cm = confmat.double()
+    true_per_class, pred_per_class = cm.sum(1), cm.sum(0)
+    correct, total = cm.trace(), cm.sum()
+    numerator = correct * total - (true_per_class * pred_per_class).sum()
+    denominator = (total**2 - (pred_per_class**2).sum()) * (total**2 - (true_per_class**2).sum())
+    if denominator != 0:
+        return (numerator / denominator.sqrt()).float()
+    if confmat.numel() != 4:
+        return 0 * one
+    # A constant prediction or target: torchmetrics takes the limit with an eps-perturbed table.
+    eps = torch.finfo(torch.float32).eps
+    root_eps = eps**0.5
+    if fn == 0 and tn == 0:
+        num = root_eps * (tp - fp)
+    elif fp == 0 and tn == 0:
+        num = root_eps * (tp - fn)
+    elif tp == 0 and fn == 0:
+        num = root_eps * (tn - fp)
+    elif tp == 0 and fp == 0:
+        num = root_eps * (tn - fn)
+    elif tp == 0:
+        num = tn - fp * fn
+    elif tn == 0:
+        num = tp - fp * fn
+    elif fp == 0 or fn == 0:
+        num = tp * tn
+    else:
+        return 0 * one
+    den = (tp + fp + eps) * (tp + fn + eps) * (tn + fp + eps) * (tn + fn + eps)
+    return torch.tensor(num / den**0.5, dtype=torch.float32, device=confmat.device)
+
+
+def cohen_kappa(confmat: Tensor, weights: Optional[str] = None) -> Tensor:
+    """Cohen's kappa of a ``(C, C)`` confusion matrix, unweighted or with linear/quadratic weights.
+
+    >>> cohen_kappa(torch.tensor([[2, 1], [0, 3]]))
+    tensor(0.6667)
+    """
+    cm = confmat.float()
+    num_classes = cm.shape[0]
+    expected = cm.sum(1, keepdim=True) @ cm.sum(0, keepdim=True) / cm.sum()
+    idx = torch.arange(num_classes, device=cm.device, dtype=cm.dtype)
+    distance = (idx.unsqueeze(1) - idx.unsqueeze(0)).abs()
+    if weights == "linear":
+        w = distance
+    elif weights == "quadratic":
+        w = distance**2
+    else:
+        w = (distance != 0).to(cm.dtype)
+    return 1 - (w * cm).sum() / (w * expected).sum()
+
+
+def normalize_confmat(confmat: Tensor, normalize: Optional[str]) -> Tensor:
+    """Normalize over targets (``"true"``, rows), predictions (``"pred"``) or ``"all"``; 0/0 -> 0.
+
+    >>> normalize_confmat(torch.tensor([[2, 0], [1, 1]]), "true")
+    tensor([[1.0000, 0.0000],
+            [0.5000, 0.5000]])
+    """
+    if normalize is None or normalize == "none":
+        return confmat
+    cm = confmat.float()
+    dims = {"true": (-1,), "pred": (-2,), "all": (-2, -1)}[normalize]
+    cm = cm / cm.sum(dim=dims, keepdim=True)
+    nans = torch.isnan(cm)
+    if nans.any():
+        warnings.warn(f"{int(nans.sum())} NaN values found in confusion matrix have been replaced with zeros.")
+        cm = torch.nan_to_num(cm, nan=0.0)
+    return cm
