@@ -14,6 +14,22 @@ from lightning_metrics.collection import MetricCollection
 from lightning_metrics.metric import CompositionalMetric, Metric
 
 # --- classification task wrappers (top level, as in torchmetrics) ---
+from lightning_metrics.classification.counting import (  # noqa: E402
+    StatScores,
+    Accuracy,
+    Precision,
+    Recall,
+    F1Score,
+    FBetaScore,
+    Specificity,
+    NegativePredictiveValue,
+    HammingDistance,
+    ExactMatch,
+    JaccardIndex,
+    MatthewsCorrCoef,
+    CohenKappa,
+    ConfusionMatrix,
+)
 # --- end classification task wrappers ---
 
 _LAZY = {
@@ -48,5 +64,19 @@ __all__ = [
     "regression",
     "utilities",
     "wrappers",
+    "StatScores",
+    "Accuracy",
+    "Precision",
+    "Recall",
+    "F1Score",
+    "FBetaScore",
+    "Specificity",
+    "NegativePredictiveValue",
+    "HammingDistance",
+    "ExactMatch",
+    "JaccardIndex",
+    "MatthewsCorrCoef",
+    "CohenKappa",
+    "ConfusionMatrix",
 ]
 __version__ = "0.1.0"

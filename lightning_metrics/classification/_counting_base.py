@@ -1,0 +1,71 @@
+"""The base of every modular count-based classification metric.
+
+A metric is its statistic (a :class:`~lightning_metrics.functional.classification._counts.CountSpec`,
+which is also its ``statistic_spec``) and a reduction (measure and averaging). ``update`` adds one
+batch's statistic to the states, ``compute`` reduces them with the same code as the functions.
+Metrics with equal specs hold identical states, so a ``MetricCollection`` updates them once.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Hashable, Optional
+
+from torch import Tensor
+
+from lightning_metrics.functional.classification import _inputs
+from lightning_metrics.functional.classification._core import Reduction
+from lightning_metrics.functional.classification._counts import CountSpec
+from lightning_metrics.metric import Metric
+from lightning_metrics.utilities import dim_zero_cat
+
+
+class CountingMetric(Metric):
+    """Accumulates a count statistic and reduces it; subclasses only pick spec and reduction."""
+
+    is_differentiable = False
+    higher_is_better: Optional[bool] = True
+    full_state_update = False
+    plot_lower_bound: Optional[float] = 0.0
+    plot_upper_bound: Optional[float] = 1.0
+
+    def _setup(self, spec: CountSpec, reduction: Reduction) -> None:
+        self._spec = spec
+        self._reduction = reduction
+        for name, (default, reduce_fx) in spec.defaults().items():
+            self.add_state(name, default, dist_reduce_fx=reduce_fx)
+
+    @property
+    def statistic_spec(self) -> Hashable:
+        """The statistic (kind, task, size, threshold, top_k, ignore_index, ...): equal specs share updates."""
+        return self._spec
+
+    def update(self, preds: Tensor, target: Tensor) -> None:
+        """Add the statistic of one batch (checked first when ``validate_args``)."""
+        batch = self._spec.batch(preds, target)
+        for name, value in batch.items():  # nothing can fail past this point: states stay consistent
+            state = getattr(self, name)
+            if isinstance(state, list):
+                state.append(value)
+            else:
+                state.add_(value)
+
+    def compute(self) -> Tensor:
+        """The measure of everything accumulated."""
+        states = {}
+        for name in self._spec.defaults():
+            value = getattr(self, name)
+            if isinstance(value, list):
+                value = dim_zero_cat(value) if value else self._spec.empty(name, self.device)
+            states[name] = value
+        return self._reduction(self._spec, states)
+
+
+def build_for_task(
+    task: Any,
+    classes: dict[str, Callable[..., Metric]],
+    common: dict[str, Any],
+    per_task: dict[str, dict[str, Any]],
+) -> Metric:
+    """The task wrappers' ``__new__``: the class of ``task`` built with its arguments."""
+    task = _inputs.check_task(task, tuple(classes))
+    return classes[task](**per_task.get(task, {}), **common)
