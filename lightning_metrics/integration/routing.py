@@ -214,8 +214,8 @@ class Router:
             self.unrouted[full_key] = result.value
             self._warn_once(
                 ("unrouted", full_key),
-                f"{full_key!r} is a {result.kind.value}, which `self.log` cannot take, and no sink "
-                "accepted it; its latest value is kept in `results`.",
+                f"{full_key!r} is not a scalar ({result.kind.value}), so `self.log` cannot take it, and no "
+                "sink accepted it; its latest value is kept in `results`.",
             )
 
     def _warn_once(self, token: tuple, message: str) -> None:

@@ -16,6 +16,7 @@ from torch import Tensor, nn
 from lightning_metrics import distributed
 from lightning_metrics.collection import MetricCollection
 from lightning_metrics.metric import Metric
+from lightning_metrics.utilities import dim_zero_cat
 
 _CONTRACT = ("update", "compute", "reset")
 
@@ -110,8 +111,11 @@ class StageMetrics(nn.Module):
                 metric = self.native[name]
             except KeyError:
                 metric = None
-        if metric is None:
-            metric = dict(self._foreign).get(name)
+        for foreign_name, foreign in self._foreign if metric is None else ():
+            if foreign_name == name:
+                metric = foreign
+            elif not foreign_name and name in list(foreign.keys()):  # inside a foreign collection
+                metric = foreign[name]
         for attribute in ("num_classes", "num_labels"):
             value = getattr(metric, attribute, None)
             if isinstance(value, int) and not isinstance(value, bool):
@@ -202,6 +206,7 @@ class StageMetrics(nn.Module):
             else:
                 merged = [m._copy_states() for m in metrics]
             for (name, _), states, count in zip(tree, merged, counts.tolist()):
+                states = {k: _joined(v) for k, v in states.items()}
                 out["native"][name] = {"states": _to_cpu(states), "count": int(count)}
         for name, metric in self._foreign:
             state = _foreign_merged_state(metric)
@@ -228,6 +233,13 @@ def _all_reduce_sum(tensor: Tensor, group: Any) -> Tensor:
     return tensor.cpu()
 
 
+def _joined(value: Any) -> Any:
+    # a local cat state is a list of batches; the synced one is one tensor: store one form
+    if isinstance(value, list) and value and all(isinstance(v, Tensor) for v in value):
+        return dim_zero_cat(value)
+    return value
+
+
 def _to_cpu(value: Any) -> Any:
     if isinstance(value, Tensor):
         return value.detach().cpu().clone()
@@ -249,7 +261,7 @@ def _foreign_merged_state(metric: Any) -> Optional[dict[str, Any]]:
     finally:
         if getattr(metric, "_is_synced", False):
             metric.unsync()
-    return {"states": states, "count": int(getattr(metric, "_update_count", 1))}
+    return {"states": {k: _joined(v) for k, v in states.items()}, "count": int(getattr(metric, "_update_count", 1))}
 
 
 def _set_states(metric: Any, states: Mapping[str, Any], count: int, device: torch.device) -> None:

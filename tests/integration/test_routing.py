@@ -1,0 +1,87 @@
+"""Routing: scalars to the log, per-class vectors as scalars, everything else to sinks."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from lightning_metrics.integration.routing import ResultKind, RouteContext, Router, classify
+
+
+@pytest.mark.parametrize(
+    ("value", "num_classes", "kind"),
+    [
+        (torch.tensor(1.5), None, ResultKind.SCALAR),
+        (torch.tensor([2.0]), None, ResultKind.SCALAR),
+        (3, None, ResultKind.SCALAR),
+        (torch.tensor([0.1, 0.2, 0.3]), 3, ResultKind.PER_CLASS),
+        (torch.tensor([0.1, 0.2, 0.3]), None, ResultKind.OTHER),  # e.g. a CatMetric's values
+        (torch.tensor([0.1, 0.2, 0.3]), 4, ResultKind.OTHER),
+        (torch.zeros(3, 3), 3, ResultKind.MATRIX),
+        (torch.zeros(4, 2, 2), 4, ResultKind.MATRIX),
+        ((torch.rand(5), torch.rand(5), torch.rand(5)), None, ResultKind.CURVE),
+        (([torch.rand(5)] * 3, [torch.rand(5)] * 3, [torch.rand(5)] * 3), 3, ResultKind.CURVE),
+        ({"a": torch.tensor(1.0)}, None, ResultKind.MAPPING),
+        (torch.zeros(2, 2, 2, 2), None, ResultKind.OTHER),
+        (torch.zeros(0), None, ResultKind.OTHER),
+        ("text", None, ResultKind.OTHER),
+    ],
+)
+def test_classify(value, num_classes, kind) -> None:
+    assert classify(value, num_classes) is kind
+
+
+class _Recorder:
+    def __init__(self, kinds):
+        self.kinds, self.written = kinds, []
+
+    def accepts(self, result, context):
+        return result.kind in self.kinds
+
+    def write(self, result, context):
+        self.written.append((result.key + result.suffix, result.kind))
+
+
+def _context(logged: dict, zero: bool = True) -> RouteContext:
+    return RouteContext(log_scalar=lambda k, v, bar: logged.update({k: (float(v), bar)}), is_global_zero=zero)
+
+
+def test_route_everything_somewhere() -> None:
+    sink = _Recorder({ResultKind.MATRIX, ResultKind.PER_CLASS})
+    router = Router(separator="/", prog_bar=["acc"], sinks=[sink])
+    logged: dict = {}
+    ctx = _context(logged)
+    router.route_value("val", "acc", torch.tensor(0.5), ctx, dataloader_idx=1)
+    router.route_value("val", "f1", torch.tensor([0.25, 0.75]), ctx, num_classes=2)
+    router.route_value("val", "cm", torch.eye(2), ctx)
+    with pytest.warns(UserWarning, match="'val/wrapped/y' is not a scalar"):
+        router.route_value("val", "wrapped", {"x": torch.tensor(1), "y": torch.tensor([1.0, 2.0])}, ctx)
+    with pytest.warns(UserWarning, match=r"'val/roc' is not a scalar \(curve\)"):
+        router.route_value("val", "roc", (torch.rand(3), torch.rand(3), torch.rand(3)), ctx)
+    assert logged == {
+        "val/acc/dataloader_idx_1": (0.5, True),
+        "val/f1/0": (0.25, False),
+        "val/f1/1": (0.75, False),
+        "val/wrapped/x": (1.0, False),
+    }
+    assert sink.written == [("val/f1", ResultKind.PER_CLASS), ("val/cm", ResultKind.MATRIX)]
+    assert set(router.unrouted) == {"val/wrapped/y", "val/roc"}
+
+
+def test_sinks_run_on_global_rank_zero_only() -> None:
+    sink = _Recorder({ResultKind.MATRIX})
+    router = Router(sinks=[sink])
+    logged: dict = {}
+    router.route_value("test", "cm", torch.eye(3), _context(logged, zero=False))
+    router.route_value("test", "acc", torch.tensor(1.0), _context(logged, zero=False))
+    assert sink.written == [] and list(logged) == ["test/acc"]
+
+
+def test_class_names_label_per_class_values() -> None:
+    router = Router(separator=".", class_names=["cat", "dog", "eel"])
+    logged: dict = {}
+    router.route_value("val", "recall", torch.tensor([1.0, 0.0, 0.5]), _context(logged))
+    assert list(logged) == ["val.recall.cat", "val.recall.dog", "val.recall.eel"]
+    with pytest.warns(UserWarning, match="has 3 names but 'val.f1' has 2 values"):
+        router.route_value("val", "f1", torch.tensor([1.0, 0.0]), _context(logged), num_classes=2)
+    assert "val.f1.1" in logged
