@@ -52,7 +52,7 @@ class _MomentMetric(Metric):
 
     full_state_update = False
     # torchmetrics returns float64 for float64 inputs from metrics whose states are reassigned, and the
-    # default dtype from metrics that add in place into float32 states (MSE, RSE): mirror it per class.
+    # default dtype from others (MSE, RSE; Pearson and NRMSE depend on arguments): mirror it per class.
     _result_follows_float64 = True
     moments: Tensor
 
@@ -75,6 +75,21 @@ class _MomentMetric(Metric):
         cols_p, cols_t, flattened = mo.as_columns(preds, target)
         batch = mo.batch_moments(cols_p, cols_t, flattened)
         self.moments = mo.merge_pair(self.moments, batch.to(self.moments.device))
+
+    def _forward_shared(self, members: list[Metric], *args: Any, **kwargs: Any) -> list[Any]:
+        # forward updates a fresh state first, so check the column count against the accumulated state
+        # now: a mismatch found while merging back would come too late to leave the state untouched.
+        preds = args[0] if args else kwargs.get("preds")
+        target = args[1] if len(args) > 1 else kwargs.get("target")
+        if isinstance(preds, Tensor) and isinstance(target, Tensor):
+            self._check_inputs(preds, target)
+            columns = preds.shape[1] if preds.ndim == 2 else 1
+            width = self.moments.shape[1]
+            if columns != width and not (width == 1 and not bool(mo.count(self.moments).any())):
+                raise ValueError(
+                    f"Expected inputs with {width} output column(s) as in earlier batches, got {columns} (from `preds`)"
+                )
+        return super()._forward_shared(members, *args, **kwargs)
 
     def _merge_states(self, incoming: dict[str, Any]) -> None:
         # Like the base class (Chan merge), but an empty one-column side may meet a multi-output state.
@@ -156,8 +171,8 @@ class NormalizedRootMeanSquaredError(_MomentMetric):
         super().__init__(num_outputs, **kwargs)
         self.normalization = normalization
         self.num_outputs = num_outputs
-        # torchmetrics accumulates the std and l2 terms in place in float32 states
-        self._result_follows_float64 = normalization in ("mean", "range")
+        # torchmetrics' result dtype for float64 inputs, as observed in 1.9
+        self._result_follows_float64 = normalization in ("mean", "range") and num_outputs > 1
 
     def _check_inputs(self, preds: Tensor, target: Tensor) -> None:
         check_same_shape(preds, target)
@@ -285,6 +300,8 @@ class PearsonCorrCoef(_MomentMetric):
         check_num_outputs_arg(num_outputs)
         super().__init__(num_outputs, **kwargs)
         self.num_outputs = num_outputs
+        # torchmetrics' result dtype for float64 inputs, as observed in 1.9
+        self._result_follows_float64 = num_outputs > 1
 
     def _check_inputs(self, preds: Tensor, target: Tensor) -> None:
         check_floating("preds", preds)

@@ -19,6 +19,7 @@ from lightning_metrics.functional.regression.ranks import (
     check_kendall_args,
     kendall_finalize,
     kendall_from_columns,
+    kendall_tau_dtype,
     spearman_from_columns,
 )
 from lightning_metrics.metric import Metric
@@ -106,7 +107,9 @@ class KendallRankCorrCoef(_PairedColumns):
 
     def compute(self) -> Union[Tensor, tuple[Tensor, Tensor]]:
         """Kendall's tau (and p-value) over everything seen."""
-        return kendall_finalize(*kendall_from_columns(*self._columns(), self.variant, self.alternative))
+        preds, target = self._columns()
+        tau, p_value = kendall_from_columns(preds, target, self.variant, self.alternative)
+        return kendall_finalize(tau, p_value, kendall_tau_dtype(self.variant, preds, target))
 
 
 __all__ = ["KendallRankCorrCoef", "SpearmanCorrCoef"]

@@ -23,6 +23,7 @@ from lightning_metrics.functional.regression._checks import (
     check_floating,
     check_same_shape,
 )
+from lightning_metrics.functional.regression.moment_measures import result_dtype
 
 KENDALL_VARIANTS = ("a", "b", "c")
 KENDALL_ALTERNATIVES = ("two-sided", "less", "greater")
@@ -166,18 +167,26 @@ def kendall_rank_corrcoef(
     check_correlation_columns(preds, target, 1 if preds.ndim < 2 else preds.shape[-1], floating=False)
     cols_p = preds.reshape(-1, 1) if preds.ndim < 2 else preds
     cols_t = target.reshape(-1, 1) if target.ndim < 2 else target
-    return kendall_finalize(*kendall_from_columns(cols_p, cols_t, variant, alternative if t_test else None))
+    tau, p_value = kendall_from_columns(cols_p, cols_t, variant, alternative if t_test else None)
+    return kendall_finalize(tau, p_value, kendall_tau_dtype(variant, preds, target))
 
 
-def kendall_finalize(tau: Tensor, p_value: Optional[Tensor]) -> Union[Tensor, tuple[Tensor, Tensor]]:
-    """Squeeze single-output results and cast to the default dtype, as torchmetrics returns them."""
+def kendall_tau_dtype(variant: str, preds: Tensor, target: Tensor) -> torch.dtype:
+    """torchmetrics returns tau-c in the inputs' floating dtype, tau-a and tau-b in the default dtype."""
+    return result_dtype(preds, target) if variant == "c" else torch.get_default_dtype()
+
+
+def kendall_finalize(
+    tau: Tensor, p_value: Optional[Tensor], tau_dtype: torch.dtype
+) -> Union[Tensor, tuple[Tensor, Tensor]]:
+    """Squeeze single-output results and cast as torchmetrics does (p-values in the default dtype)."""
     dtype = torch.get_default_dtype()
     if tau.shape[0] == 1:
         tau = tau.squeeze(0)
         p_value = p_value.squeeze(0) if p_value is not None else None
     if p_value is None:
-        return tau.to(dtype)
-    return tau.to(dtype), p_value.to(dtype)
+        return tau.to(tau_dtype)
+    return tau.to(tau_dtype), p_value.to(dtype)
 
 
 __all__ = ["kendall_rank_corrcoef", "spearman_corrcoef"]
