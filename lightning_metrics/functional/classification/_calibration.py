@@ -1,0 +1,153 @@
+"""Expected/maximum calibration error from a fixed histogram: per-bin count, confidence sum, accuracy sum.
+
+torchmetrics keeps every confidence; the error only needs per-bin sums, so the statistic here is
+a ``(3, n_bins + 1)`` float64 tensor (count, sum of confidences, sum of accuracies) that merges by
+addition. Bin edges are ``linspace(0, 1, n_bins + 1)`` in the confidences' dtype and a confidence
+``c`` falls in bin ``bucketize(c, edges, right=True) - 1``, so a confidence of exactly 1 gets its
+own last bin, as in torchmetrics.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import torch
+from torch import Tensor
+
+from lightning_metrics.functional.classification._scores import (
+    check_ignore_index,
+    check_num,
+    check_task,
+    format_binary,
+    format_multiclass,
+    validate_binary,
+    validate_multiclass,
+)
+from lightning_metrics.utilities.checks import check_choice
+
+NORMS = ("l1", "l2", "max")
+
+
+def check_calibration_args(n_bins: int, norm: str, ignore_index: Optional[int]) -> None:
+    if isinstance(n_bins, bool) or not isinstance(n_bins, int) or n_bins < 1:
+        raise ValueError(f"Argument `n_bins` must be an integer larger than 0, got {n_bins!r}")
+    check_choice("norm", norm, NORMS)
+    check_ignore_index(ignore_index)
+
+
+def calibration_update(
+    confidences: Tensor, accuracies: Tensor, valid: Optional[Tensor], n_bins: int
+) -> Tensor:
+    """(3, n_bins + 1) float64 histogram of one batch; ``valid=False`` samples land in a dropped bin."""
+    edges = torch.linspace(0, 1, n_bins + 1, dtype=confidences.dtype, device=confidences.device)
+    index = torch.bucketize(confidences, edges, right=True) - 1
+    if valid is not None:
+        index = torch.where(valid, index, n_bins + 1)
+    values = torch.stack(
+        (torch.ones_like(confidences), confidences, accuracies.to(confidences.dtype))
+    ).double()
+    bins = torch.zeros(3, n_bins + 2, dtype=torch.float64, device=confidences.device)
+    return bins.index_add_(1, index, values)[:, : n_bins + 1]
+
+
+def calibration_compute(bins: Tensor, norm: str, dtype: torch.dtype = torch.float32) -> Tensor:
+    """L1 (expected), L2 (root mean squared) or max calibration error from the histogram."""
+    count, confidence_sum, accuracy_sum = bins
+    accuracy = torch.nan_to_num(accuracy_sum / count)
+    confidence = torch.nan_to_num(confidence_sum / count)
+    proportion = count / count.sum()
+    gap = accuracy - confidence
+    if norm == "l1":
+        return torch.sum(gap.abs() * proportion).to(dtype)
+    if norm == "max":
+        return gap.abs().max().to(dtype)
+    squared = torch.sum(gap**2 * proportion).to(dtype)
+    # torchmetrics returns an integer zero when the squared error is not positive
+    return torch.sqrt(squared) if squared > 0 else torch.tensor(0)
+
+
+def binary_calibration_statistic(
+    preds: Tensor, target: Tensor, n_bins: int, ignore_index: Optional[int]
+) -> Tensor:
+    confidences, target, valid = format_binary(preds, target, ignore_index)
+    return calibration_update(confidences, target, valid, n_bins)
+
+
+def multiclass_calibration_statistic(
+    preds: Tensor, target: Tensor, num_classes: int, n_bins: int, ignore_index: Optional[int]
+) -> Tensor:
+    probabilities, target, valid = format_multiclass(preds, target, num_classes, ignore_index)
+    confidences, predictions = probabilities.max(dim=1)
+    return calibration_update(confidences.float(), (predictions == target).float(), valid, n_bins)
+
+
+def binary_calibration_error(
+    preds: Tensor,
+    target: Tensor,
+    n_bins: int = 15,
+    norm: str = "l1",
+    ignore_index: Optional[int] = None,
+    validate_args: bool = True,
+) -> Tensor:
+    """Top-label calibration error of binary probabilities (logits pass through a sigmoid).
+
+    >>> import torch
+    >>> preds, target = torch.tensor([0.25, 0.25, 0.55, 0.75, 0.75]), torch.tensor([0, 0, 1, 1, 1])
+    >>> binary_calibration_error(preds, target, n_bins=2, norm="l1")
+    tensor(0.2900)
+    >>> binary_calibration_error(preds, target, n_bins=2, norm="max")
+    tensor(0.3167)
+    """
+    if validate_args:
+        check_calibration_args(n_bins, norm, ignore_index)
+        validate_binary(preds, target, ignore_index)
+    bins = binary_calibration_statistic(preds, target, n_bins, ignore_index)
+    return calibration_compute(bins, norm, preds.dtype)
+
+
+def multiclass_calibration_error(
+    preds: Tensor,
+    target: Tensor,
+    num_classes: int,
+    n_bins: int = 15,
+    norm: str = "l1",
+    ignore_index: Optional[int] = None,
+    validate_args: bool = True,
+) -> Tensor:
+    """Calibration error of the top-class confidence (logits pass through a softmax).
+
+    >>> import torch
+    >>> preds = torch.tensor([[0.25, 0.20, 0.55], [0.55, 0.05, 0.40], [0.10, 0.30, 0.60], [0.90, 0.05, 0.05]])
+    >>> multiclass_calibration_error(preds, torch.tensor([0, 1, 2, 0]), num_classes=3, n_bins=3)
+    tensor(0.2000)
+    """
+    if validate_args:
+        check_num("num_classes", num_classes)
+        check_calibration_args(n_bins, norm, ignore_index)
+        validate_multiclass(preds, target, num_classes, ignore_index)
+    bins = multiclass_calibration_statistic(preds, target, num_classes, n_bins, ignore_index)
+    return calibration_compute(bins, norm)
+
+
+def calibration_error(
+    preds: Tensor,
+    target: Tensor,
+    task: str,
+    n_bins: int = 15,
+    norm: str = "l1",
+    num_classes: Optional[int] = None,
+    ignore_index: Optional[int] = None,
+    validate_args: bool = True,
+) -> Tensor:
+    """Task wrapper for ``binary_calibration_error`` and ``multiclass_calibration_error``.
+
+    >>> import torch
+    >>> calibration_error(torch.tensor([0.25, 0.75]), torch.tensor([0, 1]), task="binary")
+    tensor(0.2500)
+    """
+    task = check_task(task, ("binary", "multiclass"))
+    if task == "binary":
+        return binary_calibration_error(preds, target, n_bins, norm, ignore_index, validate_args)
+    if isinstance(num_classes, bool) or not isinstance(num_classes, int):
+        raise ValueError(f"Argument `num_classes` must be an int for this task, got {num_classes!r}")
+    return multiclass_calibration_error(preds, target, num_classes, n_bins, norm, ignore_index, validate_args)

@@ -1,0 +1,152 @@
+"""Multilabel ranking measures: coverage error, label ranking average precision, ranking loss.
+
+Each batch reduces to (sum of per-sample values, number of samples), so streaming is exact.
+Following torchmetrics, ignored entries are not dropped but turned into irrelevant labels with a
+very low score (``-4 * num_labels``), and the ranking loss counts a batch without any sample
+that has both relevant and irrelevant labels as one sample of loss 0. The per-sample loops of
+torchmetrics are replaced by pairwise comparisons (chunked to bound memory).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import torch
+from torch import Tensor
+
+from lightning_metrics.functional.classification._scores import (
+    check_ignore_index,
+    check_num,
+    format_multilabel,
+    validate_multilabel,
+)
+
+_PAIRWISE_BUDGET = 1 << 24  # booleans per chunk of the (rows, labels, labels) comparison
+
+
+def ranking_input(
+    preds: Tensor, target: Tensor, num_labels: int, ignore_index: Optional[int]
+) -> tuple[Tensor, Tensor]:
+    """(N*, L) sigmoid-normalized scores and targets, ignored entries turned into low-scored negatives."""
+    preds, target, valid = format_multilabel(preds, target, num_labels, ignore_index)
+    if valid is not None:
+        filler = -4 * num_labels
+        preds = torch.where(valid, preds, torch.full((), filler, dtype=preds.dtype, device=preds.device))
+        target = torch.where(valid, target, torch.full((), filler, dtype=target.dtype, device=target.device))
+    return preds, target
+
+
+def coverage_error_statistic(preds: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
+    """How far down the ranking one must go to cover all relevant labels, summed over samples."""
+    shift = torch.where(
+        target == 0, preds.min().abs() + 10, torch.zeros((), dtype=preds.dtype, device=preds.device)
+    )
+    lowest_relevant = (preds + shift).min(dim=1).values
+    coverage = (preds >= lowest_relevant.unsqueeze(1)).sum(dim=1).to(torch.float32)
+    return coverage.sum(), torch.tensor(coverage.numel(), device=preds.device)
+
+
+def ranking_average_precision_statistic(preds: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
+    """Per sample: mean over relevant labels of (relevant labels ranked at or above / labels at or above)."""
+    num_rows, num_labels = preds.shape
+    relevant = target == 1
+    chunk = max(1, _PAIRWISE_BUDGET // max(1, num_labels * num_labels))
+    precision_sums = []
+    for start in range(0, num_rows, chunk):
+        scores, rel = preds[start : start + chunk], relevant[start : start + chunk]
+        at_or_above = scores.unsqueeze(1) >= scores.unsqueeze(2)  # [i, j, k]: label k ranks at or above j
+        rank = at_or_above.sum(dim=2)
+        relevant_rank = (at_or_above & rel.unsqueeze(1)).sum(dim=2)
+        precision_sums.append((relevant_rank.float() / rank.float() * rel).sum(dim=1))
+    num_relevant = relevant.sum(dim=1)
+    per_sample = (
+        torch.cat(precision_sums) / num_relevant if num_rows else preds.new_zeros(0, dtype=torch.float32)
+    )
+    defined = (num_relevant > 0) & (num_relevant < num_labels)
+    score = torch.where(defined, per_sample, torch.ones((), device=preds.device)).sum()
+    return score.to(torch.float32), torch.tensor(num_rows, device=preds.device)
+
+
+def ranking_loss_statistic(preds: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
+    """Per sample: fraction of (relevant, irrelevant) label pairs that are ordered wrongly."""
+    num_rows, num_labels = preds.shape
+    relevant = target == 1
+    num_relevant = relevant.sum(dim=1)
+    defined = (num_relevant > 0) & (num_relevant < num_labels)
+    inverse = preds.argsort(dim=1).argsort(dim=1)
+    per_label_loss = ((num_labels - inverse) * relevant).to(torch.float32)
+    correction = 0.5 * num_relevant * (num_relevant + 1)
+    pairs = num_relevant * (num_labels - num_relevant)
+    loss = (per_label_loss.sum(dim=1) - correction) / torch.where(defined, pairs, 1)
+    loss_sum = torch.where(defined, loss, 0.0).sum()
+    count = torch.where(defined.any(), num_rows, 1)
+    return loss_sum, count
+
+
+def _check(preds: Tensor, target: Tensor, num_labels: int, ignore_index: Optional[int]) -> None:
+    check_num("num_labels", num_labels)
+    check_ignore_index(ignore_index)
+    validate_multilabel(preds, target, num_labels, ignore_index)
+
+
+def multilabel_coverage_error(
+    preds: Tensor,
+    target: Tensor,
+    num_labels: int,
+    ignore_index: Optional[int] = None,
+    validate_args: bool = True,
+) -> Tensor:
+    """Average number of top-ranked labels needed to cover every relevant label.
+
+    >>> import torch
+    >>> preds = torch.tensor([[0.8, 0.2, 0.5], [0.3, 0.6, 0.9], [0.6, 0.7, 0.1]])
+    >>> multilabel_coverage_error(preds, torch.tensor([[1, 0, 0], [0, 1, 0], [0, 0, 1]]), num_labels=3)
+    tensor(2.)
+    """
+    if validate_args:
+        _check(preds, target, num_labels, ignore_index)
+    total, count = coverage_error_statistic(*ranking_input(preds, target, num_labels, ignore_index))
+    return total / count
+
+
+def multilabel_ranking_average_precision(
+    preds: Tensor,
+    target: Tensor,
+    num_labels: int,
+    ignore_index: Optional[int] = None,
+    validate_args: bool = True,
+) -> Tensor:
+    """Label ranking average precision (scikit-learn's LRAP).
+
+    >>> import torch
+    >>> preds = torch.tensor([[0.8, 0.2, 0.5], [0.3, 0.6, 0.9], [0.6, 0.7, 0.1]])
+    >>> target = torch.tensor([[1, 0, 0], [0, 1, 0], [0, 0, 1]])
+    >>> multilabel_ranking_average_precision(preds, target, num_labels=3)
+    tensor(0.6111)
+    """
+    if validate_args:
+        _check(preds, target, num_labels, ignore_index)
+    total, count = ranking_average_precision_statistic(
+        *ranking_input(preds, target, num_labels, ignore_index)
+    )
+    return total / count
+
+
+def multilabel_ranking_loss(
+    preds: Tensor,
+    target: Tensor,
+    num_labels: int,
+    ignore_index: Optional[int] = None,
+    validate_args: bool = True,
+) -> Tensor:
+    """Average fraction of wrongly ordered (relevant, irrelevant) label pairs.
+
+    >>> import torch
+    >>> preds = torch.tensor([[0.8, 0.2, 0.5], [0.3, 0.6, 0.9], [0.6, 0.7, 0.1]])
+    >>> multilabel_ranking_loss(preds, torch.tensor([[1, 0, 0], [0, 1, 0], [0, 0, 1]]), num_labels=3)
+    tensor(0.5000)
+    """
+    if validate_args:
+        _check(preds, target, num_labels, ignore_index)
+    total, count = ranking_loss_statistic(*ranking_input(preds, target, num_labels, ignore_index))
+    return total / count

@@ -1,0 +1,258 @@
+"""Argument checks, tensor checks and input formatting for score-based classification metrics.
+
+Score metrics (curves, AUROC, calibration, hinge, ranking) take floating scores that may be
+probabilities or logits. As in torchmetrics, scores with any value outside [0, 1] are treated as
+logits and pass through a sigmoid (binary, multilabel) or a softmax over classes (multiclass);
+the decision is made per call, over the non-ignored scores for binary/multiclass input and over
+all scores for multilabel input.
+
+Formatting never drops ignored samples (that would make shapes data-dependent): it returns a
+``valid`` mask next to the scores, and the statistics route ignored samples to nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+from typing import Any, Optional, Sequence
+
+import torch
+from torch import Tensor
+
+TASKS = ("binary", "multiclass", "multilabel")
+
+
+# ------------------------------------------------------------------------ argument checks
+def check_task(task: Any, allowed: Sequence[str] = TASKS) -> str:
+    """Return the task name, raising a ``ValueError`` that names `task` otherwise."""
+    value = getattr(task, "value", task)  # accept enum-like objects
+    if not isinstance(value, str) or value.lower() not in allowed:
+        raise ValueError(f"Argument `task` must be one of {tuple(allowed)}, got {task!r}")
+    return value.lower()
+
+
+def check_num(name: str, value: Any) -> None:
+    """``num_classes`` / ``num_labels`` must be an int larger than 1."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 2:
+        raise ValueError(f"Argument `{name}` must be an integer larger than 1, got {value!r}")
+
+
+def check_ignore_index(ignore_index: Any) -> None:
+    if ignore_index is not None and (isinstance(ignore_index, bool) or not isinstance(ignore_index, int)):
+        raise ValueError(f"Argument `ignore_index` must be None or an integer, got {ignore_index!r}")
+
+
+def check_average(average: Any, allowed: Sequence[Any]) -> None:
+    if average not in tuple(allowed):
+        raise ValueError(f"Argument `average` must be one of {tuple(allowed)}, got {average!r}")
+
+
+def check_unit_float(name: str, value: Any, low_open: bool = False) -> None:
+    """A real number in [0, 1] (or (0, 1] when ``low_open``)."""
+    ok = isinstance(value, Real) and not isinstance(value, bool) and not math.isnan(value)
+    ok = ok and (0 < value <= 1 if low_open else 0 <= value <= 1)
+    if not ok:
+        interval = "(0, 1]" if low_open else "[0, 1]"
+        raise ValueError(f"Argument `{name}` must be a float in {interval}, got {value!r}")
+
+
+def check_max_fpr(max_fpr: Any) -> None:
+    if max_fpr is not None:
+        check_unit_float("max_fpr", max_fpr, low_open=True)
+
+
+def check_fpr_range(fpr_range: Any) -> None:
+    ok = isinstance(fpr_range, tuple) and len(fpr_range) == 2
+    ok = ok and all(isinstance(v, Real) and not isinstance(v, bool) for v in fpr_range)
+    if not ok or not (0 <= fpr_range[0] < fpr_range[1] <= 1):
+        raise ValueError(
+            "Argument `fpr_range` must be a tuple (low, high) of floats with 0 <= low < high <= 1, "
+            f"got {fpr_range!r}"
+        )
+
+
+def check_thresholds(thresholds: Any) -> None:
+    """None, an int > 1, or a non-decreasing list / 1d tensor of floats in [0, 1]."""
+    if thresholds is None:
+        return
+    if isinstance(thresholds, bool):
+        raise ValueError(
+            f"Argument `thresholds` must be None, an int, a list or a 1d tensor, got {thresholds!r}"
+        )
+    if isinstance(thresholds, int):
+        if thresholds < 2:
+            raise ValueError(f"Argument `thresholds` as an integer must be larger than 1, got {thresholds!r}")
+        return
+    if isinstance(thresholds, (list, tuple)):
+        if not all(isinstance(t, Real) and not isinstance(t, bool) for t in thresholds):
+            raise ValueError(
+                f"Argument `thresholds` as a list must hold floats in [0, 1], got {thresholds!r}"
+            )
+        values = torch.tensor([float(t) for t in thresholds], dtype=torch.float64)
+    elif isinstance(thresholds, Tensor):
+        if thresholds.ndim != 1 or not thresholds.is_floating_point():
+            raise ValueError(
+                "Argument `thresholds` as a tensor must be a 1d floating tensor, "
+                f"got shape {tuple(thresholds.shape)} and dtype {thresholds.dtype}"
+            )
+        values = thresholds.detach()
+    else:
+        raise ValueError(
+            f"Argument `thresholds` must be None, an int, a list or a 1d tensor, got {thresholds!r}"
+        )
+    if values.numel() == 0:
+        raise ValueError(f"Argument `thresholds` must not be empty, got {thresholds!r}")
+    if bool(torch.isnan(values).any()) or bool(((values < 0) | (values > 1)).any()):
+        raise ValueError(f"Argument `thresholds` must lie in [0, 1], got {_short(thresholds)}")
+    if bool((values[1:] < values[:-1]).any()):
+        raise ValueError(
+            f"Argument `thresholds` must be sorted in increasing order, got {_short(thresholds)}"
+        )
+
+
+def threshold_tensor(thresholds: Any, device: Optional[torch.device] = None) -> Optional[Tensor]:
+    """The thresholds as a tensor, like torchmetrics: ``int`` -> ``linspace(0, 1, n)``, list -> float32."""
+    if thresholds is None:
+        return None
+    if isinstance(thresholds, int):
+        return torch.linspace(0, 1, thresholds, device=device)
+    if isinstance(thresholds, (list, tuple)):
+        return torch.tensor([float(t) for t in thresholds], device=device)
+    return thresholds.to(device) if device is not None else thresholds
+
+
+def _short(value: Any) -> str:
+    text = repr(value.tolist() if isinstance(value, Tensor) else value)
+    return text if len(text) < 120 else text[:117] + "..."
+
+
+# -------------------------------------------------------------------------- tensor checks
+def _check_float_preds(preds: Tensor) -> None:
+    if not preds.is_floating_point():
+        raise ValueError(
+            f"Argument `preds` must be a floating tensor of scores or logits, got dtype {preds.dtype}"
+        )
+    if bool(torch.isnan(preds).any()):
+        raise ValueError("Argument `preds` contains NaN scores, got " + _short(preds))
+
+
+def _check_int_target(target: Tensor) -> None:
+    if target.is_floating_point() or target.is_complex():
+        raise ValueError(f"Argument `target` must be an integer tensor of labels, got dtype {target.dtype}")
+
+
+def _check_binary_values(target: Tensor, ignore_index: Optional[int]) -> None:
+    bad = (target != 0) & (target != 1)
+    if ignore_index is not None:
+        bad &= target != ignore_index
+    if bool(bad.any()):
+        allowed = [0, 1] if ignore_index is None else [0, 1, ignore_index]
+        raise RuntimeError(
+            f"Argument `target` must only hold values {allowed}, got {_short(torch.unique(target[bad]))}"
+        )
+
+
+def validate_binary(
+    preds: Tensor, target: Tensor, ignore_index: Optional[int], float_preds: bool = True
+) -> None:
+    """Same shapes, integer target in {0, 1} (or ignore_index), floating scores without NaN."""
+    if preds.shape != target.shape:
+        raise ValueError(
+            f"Arguments `preds` and `target` must have the same shape, got {tuple(preds.shape)} and "
+            f"{tuple(target.shape)}"
+        )
+    _check_int_target(target)
+    if float_preds:
+        _check_float_preds(preds)
+    _check_binary_values(target, ignore_index)
+
+
+def validate_multiclass(preds: Tensor, target: Tensor, num_classes: int, ignore_index: Optional[int]) -> None:
+    """``preds`` (N, C, ...) floating scores, ``target`` (N, ...) labels in [0, C) (or ignore_index)."""
+    if (
+        preds.ndim != target.ndim + 1
+        or preds.shape[0] != target.shape[0]
+        or preds.shape[2:] != target.shape[1:]
+    ):
+        raise ValueError(
+            "Arguments `preds` and `target` must have shapes (N, C, ...) and (N, ...), got "
+            f"{tuple(preds.shape)} and {tuple(target.shape)}"
+        )
+    if preds.shape[1] != num_classes:
+        raise ValueError(
+            f"Argument `preds` must have `num_classes`={num_classes} scores in dim 1, "
+            f"got shape {tuple(preds.shape)}"
+        )
+    _check_int_target(target)
+    _check_float_preds(preds)
+    bad = (target < 0) | (target >= num_classes)
+    if ignore_index is not None:
+        bad &= target != ignore_index
+    if bool(bad.any()):
+        raise RuntimeError(
+            f"Argument `target` must hold class labels in [0, {num_classes}) "
+            f"{'' if ignore_index is None else f'or ignore_index={ignore_index} '}"
+            f"got {_short(torch.unique(target[bad]))}"
+        )
+
+
+def validate_multilabel(preds: Tensor, target: Tensor, num_labels: int, ignore_index: Optional[int]) -> None:
+    """``preds`` and ``target`` (N, L, ...), floating scores, target in {0, 1} (or ignore_index)."""
+    if preds.shape != target.shape:
+        raise ValueError(
+            f"Arguments `preds` and `target` must have the same shape, got {tuple(preds.shape)} and "
+            f"{tuple(target.shape)}"
+        )
+    if preds.ndim < 2 or preds.shape[1] != num_labels:
+        raise ValueError(
+            f"Argument `preds` must have `num_labels`={num_labels} scores in dim 1, "
+            f"got shape {tuple(preds.shape)}"
+        )
+    _check_int_target(target)
+    _check_float_preds(preds)
+    _check_binary_values(target, ignore_index)
+
+
+# ----------------------------------------------------------------------------- formatting
+def normalize_scores(scores: Tensor, kind: Optional[str], valid: Optional[Tensor] = None) -> Tensor:
+    """Apply sigmoid/softmax when any (valid) score lies outside [0, 1], without a host sync off-CPU."""
+    if not kind:
+        return scores
+    outside = ~((scores >= 0) & (scores <= 1))
+    if valid is not None:
+        outside = outside & (valid if valid.ndim == scores.ndim else valid.unsqueeze(-1))
+    if scores.device.type == "cpu":  # a CPU branch costs no device sync and skips the transform
+        if bool(outside.any()):
+            return scores.sigmoid() if kind == "sigmoid" else scores.softmax(dim=1)
+        return scores
+    transformed = scores.sigmoid() if kind == "sigmoid" else scores.softmax(dim=1)
+    return torch.where(outside.any(), transformed, scores)
+
+
+def format_binary(
+    preds: Tensor, target: Tensor, ignore_index: Optional[int], normalization: Optional[str] = "sigmoid"
+) -> tuple[Tensor, Tensor, Optional[Tensor]]:
+    """Flatten to (N,) scores and targets plus the valid mask (None when nothing can be ignored)."""
+    preds, target = preds.flatten(), target.flatten()
+    valid = None if ignore_index is None else target != ignore_index
+    return normalize_scores(preds, normalization, valid), target, valid
+
+
+def format_multiclass(
+    preds: Tensor, target: Tensor, num_classes: int, ignore_index: Optional[int]
+) -> tuple[Tensor, Tensor, Optional[Tensor]]:
+    """(N, C, ...) scores -> (N*, C) softmax-normalized scores, (N*,) targets and the valid row mask."""
+    preds = preds.transpose(0, 1).reshape(num_classes, -1).T
+    target = target.flatten()
+    valid = None if ignore_index is None else target != ignore_index
+    return normalize_scores(preds, "softmax", valid), target, valid
+
+
+def format_multilabel(
+    preds: Tensor, target: Tensor, num_labels: int, ignore_index: Optional[int]
+) -> tuple[Tensor, Tensor, Optional[Tensor]]:
+    """(N, L, ...) -> (N*, L) sigmoid-normalized scores (decided over all entries), targets and mask."""
+    preds = preds.transpose(0, 1).reshape(num_labels, -1).T
+    target = target.transpose(0, 1).reshape(num_labels, -1).T
+    valid = None if ignore_index is None else target != ignore_index
+    return normalize_scores(preds, "sigmoid"), target, valid

@@ -1,0 +1,122 @@
+"""Score-based classification metrics, functional form: curves, areas, operating points, calibration,
+hinge and multilabel ranking (torchmetrics 1.9 names, arguments, defaults and values).
+
+>>> import torch
+>>> from lightning_metrics.functional.classification import binary_auroc
+>>> binary_auroc(torch.tensor([0.1, 0.4, 0.35, 0.8]), torch.tensor([0, 0, 1, 1]), thresholds=5)
+tensor(0.8750)
+"""
+
+from lightning_metrics.functional.classification._calibration import (
+    binary_calibration_error,
+    calibration_error,
+    multiclass_calibration_error,
+)
+from lightning_metrics.functional.classification._curve_functions import (
+    auroc,
+    average_precision,
+    binary_auroc,
+    binary_average_precision,
+    binary_precision_recall_curve,
+    binary_roc,
+    multiclass_auroc,
+    multiclass_average_precision,
+    multiclass_precision_recall_curve,
+    multiclass_roc,
+    multilabel_auroc,
+    multilabel_average_precision,
+    multilabel_precision_recall_curve,
+    multilabel_roc,
+    precision_recall_curve,
+    roc,
+)
+from lightning_metrics.functional.classification._hinge import (
+    binary_hinge_loss,
+    hinge_loss,
+    multiclass_hinge_loss,
+)
+from lightning_metrics.functional.classification._operating_points import (
+    binary_precision_at_fixed_recall,
+    binary_recall_at_fixed_precision,
+    binary_sensitivity_at_specificity,
+    binary_specificity_at_sensitivity,
+    multiclass_precision_at_fixed_recall,
+    multiclass_recall_at_fixed_precision,
+    multiclass_sensitivity_at_specificity,
+    multiclass_specificity_at_sensitivity,
+    multilabel_precision_at_fixed_recall,
+    multilabel_recall_at_fixed_precision,
+    multilabel_sensitivity_at_specificity,
+    multilabel_specificity_at_sensitivity,
+    precision_at_fixed_recall,
+    recall_at_fixed_precision,
+    sensitivity_at_specificity,
+    specificity_at_sensitivity,
+)
+from lightning_metrics.functional.classification._ranking import (
+    multilabel_coverage_error,
+    multilabel_ranking_average_precision,
+    multilabel_ranking_loss,
+)
+from lightning_metrics.functional.classification._roc_summaries import (
+    binary_eer,
+    binary_logauc,
+    eer,
+    logauc,
+    multiclass_eer,
+    multiclass_logauc,
+    multilabel_eer,
+    multilabel_logauc,
+)
+
+__all__ = [
+    "auroc",
+    "average_precision",
+    "binary_auroc",
+    "binary_average_precision",
+    "binary_calibration_error",
+    "binary_eer",
+    "binary_hinge_loss",
+    "binary_logauc",
+    "binary_precision_at_fixed_recall",
+    "binary_precision_recall_curve",
+    "binary_recall_at_fixed_precision",
+    "binary_roc",
+    "binary_sensitivity_at_specificity",
+    "binary_specificity_at_sensitivity",
+    "calibration_error",
+    "eer",
+    "hinge_loss",
+    "logauc",
+    "multiclass_auroc",
+    "multiclass_average_precision",
+    "multiclass_calibration_error",
+    "multiclass_eer",
+    "multiclass_hinge_loss",
+    "multiclass_logauc",
+    "multiclass_precision_at_fixed_recall",
+    "multiclass_precision_recall_curve",
+    "multiclass_recall_at_fixed_precision",
+    "multiclass_roc",
+    "multiclass_sensitivity_at_specificity",
+    "multiclass_specificity_at_sensitivity",
+    "multilabel_auroc",
+    "multilabel_average_precision",
+    "multilabel_coverage_error",
+    "multilabel_eer",
+    "multilabel_logauc",
+    "multilabel_precision_at_fixed_recall",
+    "multilabel_precision_recall_curve",
+    "multilabel_ranking_average_precision",
+    "multilabel_ranking_loss",
+    "multilabel_recall_at_fixed_precision",
+    "multilabel_roc",
+    "multilabel_sensitivity_at_specificity",
+    "multilabel_specificity_at_sensitivity",
+    "precision_at_fixed_recall",
+    "precision_recall_curve",
+    "recall_at_fixed_precision",
+    "roc",
+    "sensitivity_at_specificity",
+    "specificity_at_sensitivity",
+]

@@ -1,0 +1,66 @@
+"""Generated inputs and a structural comparator for the curve / score metric parity tests."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import torch
+
+NUM_CLASSES = 4
+THRESHOLD_KINDS = {
+    "exact": None,
+    "int": 5,
+    "list": [0.0, 0.2, 0.45, 0.7, 1.0],
+    "tensor": torch.linspace(0, 1, 9),
+}
+
+
+def make_batch(
+    task: str,
+    kind: str,
+    ignore_index: Optional[int],
+    seed: int,
+    n: int = 48,
+    extra_dim: bool = False,
+    ties: bool = False,
+    absent_class: bool = False,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Scores (probabilities or logits) and integer targets for one task, with optional hard cases."""
+    g = torch.Generator().manual_seed(seed)
+    extra = (3,) if extra_dim else ()
+    if task == "binary":
+        shape, target_high = (n, *extra), 2
+    else:
+        shape, target_high = (n, NUM_CLASSES, *extra), 2
+    if task == "multiclass":
+        logits = torch.randn(shape, generator=g) * 2
+        preds = logits if kind == "logits" else logits.softmax(dim=1)
+        high = NUM_CLASSES - 1 if absent_class else NUM_CLASSES
+        target = torch.randint(0, high, (n, *extra), generator=g)
+    else:
+        logits = torch.randn(shape, generator=g) * 2
+        preds = logits if kind == "logits" else logits.sigmoid()
+        target = torch.randint(0, target_high, shape, generator=g)
+        if absent_class and task == "multilabel":
+            target[:, -1] = 0
+    if ties:
+        preds = (preds * 4).round() / 4 if kind == "probs" else preds.round()
+    if ignore_index is not None:
+        drop = torch.rand(target.shape, generator=g) < 0.15
+        target = target.masked_fill(drop, ignore_index)
+    return preds, target
+
+
+def assert_same(ours: Any, theirs: Any, rtol: float = 1e-5, atol: float = 1e-6, path: str = "result") -> None:
+    """Same structure (tuple/list/tensor), shapes, dtypes and values (nan == nan)."""
+    if isinstance(theirs, (tuple, list)):
+        assert isinstance(ours, (tuple, list)), f"{path}: expected a sequence, got {type(ours).__name__}"
+        assert type(ours) is type(theirs), f"{path}: {type(ours).__name__} != {type(theirs).__name__}"
+        assert len(ours) == len(theirs), f"{path}: length {len(ours)} != {len(theirs)}"
+        for i, (a, b) in enumerate(zip(ours, theirs)):
+            assert_same(a, b, rtol, atol, f"{path}[{i}]")
+        return
+    assert isinstance(ours, torch.Tensor), f"{path}: expected a tensor, got {type(ours).__name__}"
+    torch.testing.assert_close(
+        ours, theirs, rtol=rtol, atol=atol, equal_nan=True, msg=lambda m: f"{path}: {m}"
+    )
