@@ -189,6 +189,13 @@ class MetricCollection(nn.ModuleDict):
             metric.reset()
         self._share_group_states()
 
+    def plot(self, val: Any = None, ax: Any = None, together: bool = False) -> Any:
+        """Draw every metric's value (default: ``compute()``): a list of ``(fig, ax)``, one per
+        metric, or with ``together=True`` one ``(fig, ax)`` with all scalar values (needs matplotlib)."""
+        from lightning_metrics import plotting
+
+        return plotting.plot_collection(self, val=val, ax=ax, together=together)
+
     def _synced(self) -> Any:
         return _CollectionSync(self)
 
