@@ -127,6 +127,8 @@ class MetricsEngine:
             sinks=list(sinks),
         )
         self.store: MutableMapping[str, StageMetrics] = store if store is not None else {}
+        # drop the DistributedSampler padding before update; False only to measure its effect
+        self.correct_padding = True
         self.results: dict[str, Any] = {}  # latest computed value of every logged key
         self._plans: dict[tuple[str, int], Optional[ShardPadding]] = {}
         self._deferred: dict[str, list[tuple]] = {}
@@ -268,7 +270,7 @@ class MetricsEngine:
         )
 
     def _plan(self, trainer: Any, stage: str, dataloader_idx: int) -> Optional[ShardPadding]:
-        if trainer.world_size <= 1:
+        if trainer.world_size <= 1 or not self.correct_padding:
             return None
         key = (stage, dataloader_idx)
         if key not in self._plans:

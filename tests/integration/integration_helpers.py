@@ -129,6 +129,22 @@ class TargetsSeen(lm.Metric):
         return (lm.utilities.dim_zero_cat(self.targets) ** 2).sum()
 
 
+class SampleCount(lm.Metric):
+    """How many samples were fed (a padded sample counts twice)."""
+
+    full_state_update = False
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.add_state("n", torch.tensor(0), dist_reduce_fx="sum")
+
+    def update(self, preds: torch.Tensor, target: torch.Tensor) -> None:
+        self.n += target.shape[0]
+
+    def compute(self) -> torch.Tensor:
+        return self.n
+
+
 def standard_metrics() -> dict[str, lm.Metric]:
     return {"acc": CountAccuracy(), "recall": PerClassRecall(), "peak": MaxLogit(), "sq": TargetsSeen()}
 

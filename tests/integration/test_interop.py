@@ -1,0 +1,91 @@
+"""``self.log(name, metric)`` with our metrics: the torchmetrics idiom after an import swap."""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+from pathlib import Path
+
+import lightning.pytorch as L
+import pytest
+import torch
+import torchmetrics
+from torch import nn
+
+import lightning_metrics as lm
+from lightning_metrics.integration.interop import callbacks_factory, register_with_torchmetrics
+from tests.integration.integration_helpers import NUM_CLASSES, NUM_FEATURES, ROOT, loader, trainer_kwargs
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _idiomatic_model(classification_module):
+    """The torchmetrics idiom, written once; only the metric module differs."""
+
+    class Model(L.LightningModule):
+        def __init__(self) -> None:
+            super().__init__()
+            torch.manual_seed(0)
+            self.layer = nn.Linear(NUM_FEATURES, NUM_CLASSES)
+            self.train_acc = classification_module.MulticlassAccuracy(num_classes=NUM_CLASSES)
+            self.val_f1 = classification_module.MulticlassF1Score(num_classes=NUM_CLASSES, average="macro")
+
+        def training_step(self, batch, batch_idx):
+            x, y = batch
+            logits = self.layer(x)
+            self.train_acc(logits, y)
+            self.log("train_acc", self.train_acc, on_step=True, on_epoch=True)
+            return nn.functional.cross_entropy(logits, y)
+
+        def validation_step(self, batch, batch_idx):
+            x, y = batch
+            self.val_f1.update(self.layer(x), y)
+            self.log("val_f1", self.val_f1)
+
+        def configure_optimizers(self):
+            return torch.optim.SGD(self.parameters(), lr=0.1)
+
+    return Model()
+
+
+def _logged(tmp_path: Path, classification_module) -> list[dict[str, str]]:
+    trainer = L.Trainer(**trainer_kwargs(tmp_path, max_epochs=2, log_every_n_steps=1))
+    trainer.fit(_idiomatic_model(classification_module), loader(64, seed=0), loader(37, seed=1))
+    with open(Path(trainer.logger.log_dir) / "metrics.csv") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_self_log_metric_matches_torchmetrics_in_a_real_fit(tmp_path: Path) -> None:
+    ours = _logged(tmp_path / "ours", lm.classification)
+    theirs = _logged(tmp_path / "torchmetrics", torchmetrics.classification)
+    assert len(ours) == len(theirs)
+    keys = {"train_acc_step", "train_acc_epoch", "val_f1"}
+    assert keys <= set(ours[0])
+    seen = {k: 0 for k in keys}
+    for mine, reference in zip(ours, theirs):
+        for key in keys:
+            assert (mine[key] == "") == (reference[key] == ""), key
+            if mine[key]:
+                seen[key] += 1
+                assert float(mine[key]) == pytest.approx(float(reference[key]), rel=1e-6, abs=1e-7), key
+    assert seen == {"train_acc_step": 8, "train_acc_epoch": 2, "val_f1": 2}
+
+
+def test_registration_is_virtual_and_idempotent() -> None:
+    assert register_with_torchmetrics() and register_with_torchmetrics()
+    assert callbacks_factory() == []
+    metric = lm.aggregation.SumMetric()
+    assert isinstance(metric, torchmetrics.Metric)
+    assert torchmetrics.Metric not in type(metric).__mro__  # no subclassing, no wrapper
+
+
+def test_the_core_never_imports_torchmetrics_or_lightning() -> None:
+    code = (
+        "import sys, lightning_metrics, lightning_metrics.classification\n"
+        "bad = [m for m in ('torchmetrics', 'lightning', 'lightning.pytorch') if m in sys.modules]\n"
+        "assert not bad, bad\n"
+        "import lightning_metrics.integration, torchmetrics\n"
+        "assert isinstance(lightning_metrics.aggregation.SumMetric(), torchmetrics.Metric)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], cwd=str(ROOT), check=True, timeout=120)
