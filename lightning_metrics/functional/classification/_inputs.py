@@ -195,7 +195,7 @@ def validate_multiclass(
 def to_probabilities(scores: Tensor, normalization: str = "sigmoid") -> Tensor:
     """Scores with any value outside [0, 1] are logits: apply ``sigmoid`` (or ``softmax`` over dim 1).
 
-    On accelerators the choice is made with ``torch.where`` so that no host sync happens.
+    The choice is a ``torch.where`` over the whole tensor, so no value is read back to the host.
 
     >>> to_probabilities(torch.tensor([-1.0, 0.0, 1.0]))
     tensor([0.2689, 0.5000, 0.7311])
@@ -204,11 +204,9 @@ def to_probabilities(scores: Tensor, normalization: str = "sigmoid") -> Tensor:
     """
     if scores.numel() == 0:
         return scores
-    outside = (scores < 0) | (scores > 1)
-    squash = torch.sigmoid if normalization == "sigmoid" else (lambda s: torch.softmax(s, dim=1))
-    if scores.device.type == "cpu":  # a python branch costs nothing here and skips the sigmoid
-        return squash(scores) if outside.any() else scores
-    return torch.where(outside.any(), squash(scores), scores)
+    outside = ((scores < 0) | (scores > 1)).any()
+    squashed = torch.sigmoid(scores) if normalization == "sigmoid" else torch.softmax(scores, dim=1)
+    return torch.where(outside, squashed, scores)
 
 
 def valid_mask(target: Tensor, ignore_index: Optional[int]) -> Optional[Tensor]:
