@@ -30,6 +30,20 @@ from lightning_metrics.classification.counting import (  # noqa: E402
     CohenKappa,
     ConfusionMatrix,
 )
+from lightning_metrics.classification.curves import (  # noqa: E402
+    AUROC,
+    EER,
+    ROC,
+    AveragePrecision,
+    CalibrationError,
+    HingeLoss,
+    LogAUC,
+    PrecisionAtFixedRecall,
+    PrecisionRecallCurve,
+    RecallAtFixedPrecision,
+    SensitivityAtSpecificity,
+    SpecificityAtSensitivity,
+)
 # --- end classification task wrappers ---
 
 _LAZY = {
@@ -78,5 +92,17 @@ __all__ = [
     "MatthewsCorrCoef",
     "CohenKappa",
     "ConfusionMatrix",
+    "AUROC",
+    "AveragePrecision",
+    "CalibrationError",
+    "EER",
+    "HingeLoss",
+    "LogAUC",
+    "PrecisionAtFixedRecall",
+    "PrecisionRecallCurve",
+    "ROC",
+    "RecallAtFixedPrecision",
+    "SensitivityAtSpecificity",
+    "SpecificityAtSensitivity",
 ]
 __version__ = "0.1.0"

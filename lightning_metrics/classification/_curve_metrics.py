@@ -1,0 +1,431 @@
+"""Modular precision-recall curve, ROC, AUROC and average precision on one shared curve statistic.
+
+Every curve metric keeps the same state for the same input spec: the scores (exact,
+``thresholds=None``: ``preds``/``target`` lists reduced by ``cat``) or one multi-threshold
+confusion matrix ``confmat`` of shape ``(T, [C,] 2, 2)`` (binned, reduced by ``sum``). Their
+``statistic_spec`` says so, so a ``MetricCollection`` of ROC, AUROC, AP and the PR curve on the
+same input updates once per batch. Subclasses only choose what ``compute`` reads from the state.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Hashable, Optional, Union
+
+import torch
+from torch import Tensor
+
+from lightning_metrics.functional.classification._curve_core import (
+    Curves,
+    CurveSpec,
+    CurveState,
+    auroc_compute,
+    average_precision_compute,
+    curve_update,
+    multiclass_curve,
+    pr_curves,
+    roc_curves,
+    validate_curve_input,
+)
+from lightning_metrics.functional.classification._scores import (
+    check_average,
+    check_ignore_index,
+    check_max_fpr,
+    check_num,
+    check_thresholds,
+    threshold_tensor,
+)
+from lightning_metrics.metric import Metric
+from lightning_metrics.utilities.data import dim_zero_cat
+
+Thresholds = Optional[Union[int, list[float], Tensor]]
+
+
+class CurveMetric(Metric):
+    """Base of all curve metrics: the exact or binned statistic of one task, updated in one place."""
+
+    is_differentiable: bool = False
+    higher_is_better: Optional[bool] = None
+    full_state_update: bool = False
+    plot_lower_bound: float = 0.0
+    plot_upper_bound: float = 1.0
+    task: str = "binary"
+
+    def _init_curve(
+        self,
+        num: int,
+        thresholds: Thresholds,
+        ignore_index: Optional[int],
+        validate_args: bool,
+        normalization: Optional[str] = "sigmoid",
+    ) -> None:
+        if self.task != "binary":
+            check_num("num_classes" if self.task == "multiclass" else "num_labels", num)
+        # sorted thresholds are what makes the one-bincount update correct: always checked
+        check_thresholds(thresholds)
+        check_ignore_index(ignore_index)
+        self.ignore_index = ignore_index
+        self.validate_args = validate_args
+        self.normalization = normalization
+        self._num = num
+        tensor = threshold_tensor(thresholds)
+        if tensor is None:
+            self.thresholds = None
+            self._thresholds_key: Hashable = None
+            self.add_state("preds", default=[], dist_reduce_fx="cat")
+            self.add_state("target", default=[], dist_reduce_fx="cat")
+        else:
+            self.register_buffer("thresholds", tensor, persistent=False)
+            self._thresholds_key = (tuple(tensor.tolist()), str(tensor.dtype))
+            shape = (len(tensor), 2, 2) if self.task == "binary" else (len(tensor), num, 2, 2)
+            self.add_state("confmat", default=torch.zeros(shape, dtype=torch.long), dist_reduce_fx="sum")
+
+    @property
+    def statistic_spec(self) -> Hashable:
+        """Everything that shapes the curve statistic; averaging and the measure itself are left out."""
+        return (
+            "curve",
+            self.task,
+            self._num,
+            self._thresholds_key,
+            self.ignore_index,
+            self.normalization,
+            self.validate_args,
+        )
+
+    @property
+    def _spec(self) -> CurveSpec:
+        return CurveSpec(self.task, self._num, self.thresholds, self.ignore_index, self.normalization)
+
+    def update(self, preds: Tensor, target: Tensor) -> None:
+        """Add a batch of scores (probabilities or logits) and integer targets."""
+        spec = self._spec
+        if self.validate_args:
+            validate_curve_input(spec, preds, target)
+        state = curve_update(spec, preds, target)
+        if isinstance(state, Tensor):
+            self.confmat += state
+        else:
+            self.preds.append(state[0])
+            self.target.append(state[1])
+
+    def _state(self) -> CurveState:
+        if self.thresholds is None:
+            return dim_zero_cat(self.preds), dim_zero_cat(self.target)
+        return self.confmat
+
+
+# --------------------------------------------------------------------------- PR curve
+class BinaryPrecisionRecallCurve(CurveMetric):
+    """Precision-recall curve of binary scores: ``(precision, recall, thresholds)``.
+
+    >>> import torch
+    >>> metric = BinaryPrecisionRecallCurve(thresholds=5)
+    >>> metric.update(torch.tensor([0.1, 0.4, 0.35, 0.8]), torch.tensor([0, 0, 1, 1]))
+    >>> metric.compute()
+    (tensor([0.5000, 0.6667, 1.0000, 1.0000,    nan, 1.0000]),
+     tensor([1.0000, 1.0000, 0.5000, 0.5000, 0.0000, 0.0000]),
+     tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000]))
+    """
+
+    def __init__(
+        self,
+        thresholds: Thresholds = None,
+        ignore_index: Optional[int] = None,
+        validate_args: bool = True,
+        normalization: Optional[str] = "sigmoid",
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self._init_curve(1, thresholds, ignore_index, validate_args, normalization)
+
+    def compute(self) -> tuple[Tensor, Tensor, Tensor]:
+        return pr_curves(self._spec, self._state())  # type: ignore[return-value]
+
+
+class MulticlassPrecisionRecallCurve(CurveMetric):
+    """One-vs-rest precision-recall curves per class, or one ``micro`` / ``macro`` averaged curve.
+
+    >>> import torch
+    >>> metric = MulticlassPrecisionRecallCurve(num_classes=3, thresholds=3)
+    >>> preds = torch.tensor([[0.7, 0.2, 0.1], [0.4, 0.5, 0.1], [0.2, 0.2, 0.6]])
+    >>> target = torch.tensor([0, 1, 1])
+    >>> metric.update(preds, target)
+    >>> metric.compute()[1]
+    tensor([[1.0000, 1.0000, 0.0000, 0.0000],
+            [1.0000, 0.5000, 0.0000, 0.0000],
+            [   nan,    nan,    nan, 0.0000]])
+    """
+
+    plot_legend_name = "Class"
+    task = "multiclass"
+
+    def __init__(
+        self,
+        num_classes: int,
+        thresholds: Thresholds = None,
+        average: Optional[str] = None,
+        ignore_index: Optional[int] = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        check_average(average, ("micro", "macro", None))
+        self._init_curve(num_classes, thresholds, ignore_index, validate_args)
+        self.num_classes = num_classes
+        self.average = average
+
+    def compute(self) -> Curves:
+        return multiclass_curve("pr", self._spec, self._state(), self.average)
+
+
+class MultilabelPrecisionRecallCurve(CurveMetric):
+    """Precision-recall curve of every label.
+
+    >>> import torch
+    >>> metric = MultilabelPrecisionRecallCurve(num_labels=2)
+    >>> preds = torch.tensor([[0.8, 0.2], [0.3, 0.6], [0.6, 0.7]])
+    >>> target = torch.tensor([[1, 0], [0, 1], [0, 0]])
+    >>> metric.update(preds, target)
+    >>> metric.compute()[0]
+    [tensor([0.3333, 0.5000, 1.0000, 1.0000]), tensor([0.3333, 0.5000, 0.0000, 1.0000])]
+    """
+
+    plot_legend_name = "Label"
+    task = "multilabel"
+
+    def __init__(
+        self,
+        num_labels: int,
+        thresholds: Thresholds = None,
+        ignore_index: Optional[int] = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self._init_curve(num_labels, thresholds, ignore_index, validate_args)
+        self.num_labels = num_labels
+
+    def compute(self) -> Curves:
+        return pr_curves(self._spec, self._state())
+
+
+# -------------------------------------------------------------------------------- ROC
+class BinaryROC(BinaryPrecisionRecallCurve):
+    """ROC curve of binary scores: ``(fpr, tpr, thresholds)`` with decreasing thresholds.
+
+    >>> import torch
+    >>> metric = BinaryROC()
+    >>> metric.update(torch.tensor([0.1, 0.4, 0.35, 0.8]), torch.tensor([0, 0, 1, 1]))
+    >>> metric.compute()[1]
+    tensor([0.0000, 0.5000, 0.5000, 1.0000, 1.0000])
+    """
+
+    def compute(self) -> tuple[Tensor, Tensor, Tensor]:  # type: ignore[override]
+        return roc_curves(self._spec, self._state())  # type: ignore[return-value]
+
+
+class MulticlassROC(MulticlassPrecisionRecallCurve):
+    """One-vs-rest ROC curves per class, or one ``micro`` / ``macro`` averaged curve.
+
+    >>> import torch
+    >>> metric = MulticlassROC(num_classes=3, thresholds=3)
+    >>> preds = torch.tensor([[0.7, 0.2, 0.1], [0.4, 0.5, 0.1], [0.2, 0.2, 0.6]])
+    >>> target = torch.tensor([0, 1, 1])
+    >>> metric.update(preds, target)
+    >>> metric.compute()[0]
+    tensor([[0.0000, 0.0000, 1.0000],
+            [0.0000, 0.0000, 1.0000],
+            [0.0000, 0.3333, 1.0000]])
+    """
+
+    def compute(self) -> Curves:
+        return multiclass_curve("roc", self._spec, self._state(), self.average)
+
+
+class MultilabelROC(MultilabelPrecisionRecallCurve):
+    """ROC curve of every label.
+
+    >>> import torch
+    >>> metric = MultilabelROC(num_labels=2, thresholds=3)
+    >>> preds = torch.tensor([[0.8, 0.2], [0.3, 0.6], [0.6, 0.7]])
+    >>> target = torch.tensor([[1, 0], [0, 1], [0, 0]])
+    >>> metric.update(preds, target)
+    >>> metric.compute()[1]
+    tensor([[0., 1., 1.],
+            [0., 1., 1.]])
+    """
+
+    def compute(self) -> Curves:
+        return roc_curves(self._spec, self._state())
+
+
+# ------------------------------------------------------------------------------ AUROC
+class BinaryAUROC(BinaryPrecisionRecallCurve):
+    """Area under the ROC curve; with ``max_fpr`` the McClish-standardized partial area.
+
+    >>> import torch
+    >>> metric = BinaryAUROC()
+    >>> metric.update(torch.tensor([0.1, 0.4, 0.35, 0.8]), torch.tensor([0, 0, 1, 1]))
+    >>> metric.compute()
+    tensor(0.7500)
+    """
+
+    higher_is_better = True
+
+    def __init__(
+        self,
+        max_fpr: Optional[float] = None,
+        thresholds: Thresholds = None,
+        ignore_index: Optional[int] = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            thresholds=thresholds, ignore_index=ignore_index, validate_args=validate_args, **kwargs
+        )
+        check_max_fpr(max_fpr)
+        self.max_fpr = max_fpr
+
+    def compute(self) -> Tensor:  # type: ignore[override]
+        return auroc_compute(self._spec, self._state(), None, self.max_fpr)
+
+
+class MulticlassAUROC(MulticlassPrecisionRecallCurve):
+    """One-vs-rest AUROC averaged over classes (``macro``, ``weighted`` by support, ``none``).
+
+    >>> import torch
+    >>> metric = MulticlassAUROC(num_classes=3, average=None)
+    >>> preds = torch.tensor([[0.7, 0.2, 0.1], [0.4, 0.5, 0.1], [0.2, 0.2, 0.6]])
+    >>> target = torch.tensor([0, 1, 2])
+    >>> metric.update(preds, target)
+    >>> metric.compute()
+    tensor([1., 1., 1.])
+    """
+
+    higher_is_better = True
+
+    def __init__(
+        self,
+        num_classes: int,
+        average: Optional[str] = "macro",
+        thresholds: Thresholds = None,
+        ignore_index: Optional[int] = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(num_classes, thresholds, None, ignore_index, validate_args, **kwargs)
+        check_average(average, ("macro", "weighted", "none", None))
+        self.average = average
+
+    def compute(self) -> Tensor:  # type: ignore[override]
+        return auroc_compute(self._spec, self._state(), self.average, None)
+
+
+class MultilabelAUROC(MultilabelPrecisionRecallCurve):
+    """AUROC of every label, averaged (``micro``, ``macro``, ``weighted``, ``none``).
+
+    >>> import torch
+    >>> metric = MultilabelAUROC(num_labels=2, average="micro")
+    >>> preds = torch.tensor([[0.8, 0.2], [0.3, 0.6], [0.6, 0.7]])
+    >>> target = torch.tensor([[1, 0], [0, 1], [0, 0]])
+    >>> metric.update(preds, target)
+    >>> metric.compute()
+    tensor(0.8125)
+    """
+
+    higher_is_better = True
+
+    def __init__(
+        self,
+        num_labels: int,
+        average: Optional[str] = "macro",
+        thresholds: Thresholds = None,
+        ignore_index: Optional[int] = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(num_labels, thresholds, ignore_index, validate_args, **kwargs)
+        check_average(average, ("micro", "macro", "weighted", "none", None))
+        self.average = average
+
+    def compute(self) -> Tensor:  # type: ignore[override]
+        return auroc_compute(self._spec, self._state(), self.average, None)
+
+
+# ------------------------------------------------------------------ average precision
+class BinaryAveragePrecision(BinaryPrecisionRecallCurve):
+    """Average precision: the step-wise area under the precision-recall curve.
+
+    >>> import torch
+    >>> metric = BinaryAveragePrecision()
+    >>> metric.update(torch.tensor([0.1, 0.4, 0.35, 0.8]), torch.tensor([0, 0, 1, 1]))
+    >>> metric.compute()
+    tensor(0.8333)
+    """
+
+    higher_is_better = True
+
+    def compute(self) -> Tensor:  # type: ignore[override]
+        return average_precision_compute(self._spec, self._state(), None)
+
+
+class MulticlassAveragePrecision(MulticlassPrecisionRecallCurve):
+    """One-vs-rest average precision averaged over classes (``macro``, ``weighted``, ``none``).
+
+    >>> import torch
+    >>> metric = MulticlassAveragePrecision(num_classes=3)
+    >>> preds = torch.tensor([[0.7, 0.2, 0.1], [0.4, 0.5, 0.1], [0.2, 0.2, 0.6]])
+    >>> target = torch.tensor([0, 1, 1])
+    >>> metric.update(preds, target)
+    >>> metric.compute()
+    tensor(0.9167)
+    """
+
+    higher_is_better = True
+
+    def __init__(
+        self,
+        num_classes: int,
+        average: Optional[str] = "macro",
+        thresholds: Thresholds = None,
+        ignore_index: Optional[int] = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(num_classes, thresholds, None, ignore_index, validate_args, **kwargs)
+        check_average(average, ("macro", "weighted", "none", None))
+        self.average = average
+
+    def compute(self) -> Tensor:  # type: ignore[override]
+        return average_precision_compute(self._spec, self._state(), self.average)
+
+
+class MultilabelAveragePrecision(MultilabelPrecisionRecallCurve):
+    """Average precision of every label, averaged (``micro``, ``macro``, ``weighted``, ``none``).
+
+    >>> import torch
+    >>> metric = MultilabelAveragePrecision(num_labels=2, average=None)
+    >>> preds = torch.tensor([[0.8, 0.2], [0.3, 0.6], [0.6, 0.7]])
+    >>> target = torch.tensor([[1, 0], [0, 1], [0, 0]])
+    >>> metric.update(preds, target)
+    >>> metric.compute()
+    tensor([1.0000, 0.5000])
+    """
+
+    higher_is_better = True
+
+    def __init__(
+        self,
+        num_labels: int,
+        average: Optional[str] = "macro",
+        thresholds: Thresholds = None,
+        ignore_index: Optional[int] = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(num_labels, thresholds, ignore_index, validate_args, **kwargs)
+        check_average(average, ("micro", "macro", "weighted", "none", None))
+        self.average = average
+
+    def compute(self) -> Tensor:  # type: ignore[override]
+        return average_precision_compute(self._spec, self._state(), self.average)

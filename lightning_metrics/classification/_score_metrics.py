@@ -1,0 +1,306 @@
+"""Modular calibration error, hinge loss and multilabel ranking metrics: fixed-size summed states.
+
+Calibration keeps a per-bin histogram (count, confidence sum, accuracy sum) instead of every
+confidence; hinge and ranking keep a running sum and a count. All states reduce by ``sum``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Hashable, Optional
+
+import torch
+from torch import Tensor
+
+from lightning_metrics.functional.classification._calibration import (
+    binary_calibration_statistic,
+    calibration_compute,
+    check_calibration_args,
+    multiclass_calibration_statistic,
+)
+from lightning_metrics.functional.classification._hinge import (
+    MULTICLASS_MODES,
+    binary_hinge_statistic,
+    check_hinge_args,
+    multiclass_hinge_statistic,
+)
+from lightning_metrics.functional.classification._ranking import (
+    coverage_error_statistic,
+    ranking_average_precision_statistic,
+    ranking_input,
+    ranking_loss_statistic,
+)
+from lightning_metrics.functional.classification._scores import (
+    check_ignore_index,
+    check_num,
+    validate_binary,
+    validate_multiclass,
+    validate_multilabel,
+)
+from lightning_metrics.metric import Metric
+from lightning_metrics.utilities.checks import check_choice
+
+
+# ------------------------------------------------------------------------- calibration error
+class _CalibrationError(Metric):
+    is_differentiable: bool = False
+    higher_is_better: bool = False
+    full_state_update: bool = False
+    plot_lower_bound: float = 0.0
+    plot_upper_bound: float = 1.0
+
+    def _init_bins(self, n_bins: int, norm: str, ignore_index: Optional[int], validate_args: bool) -> None:
+        check_calibration_args(n_bins, norm, ignore_index)
+        self.n_bins, self.norm, self.ignore_index, self.validate_args = (
+            n_bins,
+            norm,
+            ignore_index,
+            validate_args,
+        )
+        self.add_state("bins", torch.zeros(3, n_bins + 1, dtype=torch.float64), dist_reduce_fx="sum")
+
+    def compute(self) -> Tensor:
+        return calibration_compute(self.bins, self.norm)
+
+
+class BinaryCalibrationError(_CalibrationError):
+    """Calibration error (``l1`` expected, ``l2`` root-mean-square, ``max``) of binary probabilities.
+
+    >>> import torch
+    >>> metric = BinaryCalibrationError(n_bins=2)
+    >>> metric.update(torch.tensor([0.25, 0.25, 0.55, 0.75, 0.75]), torch.tensor([0, 0, 1, 1, 1]))
+    >>> metric.compute()
+    tensor(0.2900)
+    """
+
+    def __init__(
+        self,
+        n_bins: int = 15,
+        norm: str = "l1",
+        ignore_index: Optional[int] = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self._init_bins(n_bins, norm, ignore_index, validate_args)
+
+    @property
+    def statistic_spec(self) -> Hashable:
+        return ("calibration", "binary", self.n_bins, self.ignore_index, self.validate_args)
+
+    def update(self, preds: Tensor, target: Tensor) -> None:
+        if self.validate_args:
+            validate_binary(preds, target, self.ignore_index)
+        self.bins += binary_calibration_statistic(preds, target, self.n_bins, self.ignore_index)
+
+
+class MulticlassCalibrationError(_CalibrationError):
+    """Calibration error of the top-class confidence (logits pass through a softmax).
+
+    >>> import torch
+    >>> metric = MulticlassCalibrationError(num_classes=3, n_bins=3)
+    >>> preds = torch.tensor([[0.25, 0.20, 0.55], [0.55, 0.05, 0.40], [0.10, 0.30, 0.60], [0.90, 0.05, 0.05]])
+    >>> metric.update(preds, torch.tensor([0, 1, 2, 0]))
+    >>> metric.compute()
+    tensor(0.2000)
+    """
+
+    plot_legend_name = "Class"
+
+    def __init__(
+        self,
+        num_classes: int,
+        n_bins: int = 15,
+        norm: str = "l1",
+        ignore_index: Optional[int] = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        check_num("num_classes", num_classes)
+        self.num_classes = num_classes
+        self._init_bins(n_bins, norm, ignore_index, validate_args)
+
+    @property
+    def statistic_spec(self) -> Hashable:
+        return (
+            "calibration",
+            "multiclass",
+            self.num_classes,
+            self.n_bins,
+            self.ignore_index,
+            self.validate_args,
+        )
+
+    def update(self, preds: Tensor, target: Tensor) -> None:
+        if self.validate_args:
+            validate_multiclass(preds, target, self.num_classes, self.ignore_index)
+        self.bins += multiclass_calibration_statistic(
+            preds, target, self.num_classes, self.n_bins, self.ignore_index
+        )
+
+
+# --------------------------------------------------------------------------------- hinge loss
+class _HingeLoss(Metric):
+    is_differentiable: bool = True
+    higher_is_better: bool = False
+    full_state_update: bool = False
+    plot_lower_bound: float = 0.0
+    plot_upper_bound: float = 1.0
+
+    def _init_sums(
+        self, squared: bool, ignore_index: Optional[int], validate_args: bool, size: tuple
+    ) -> None:
+        check_hinge_args(squared, ignore_index)
+        self.squared, self.ignore_index, self.validate_args = squared, ignore_index, validate_args
+        self.add_state("measures", default=torch.zeros(size), dist_reduce_fx="sum")
+        self.add_state("total", default=torch.tensor(0), dist_reduce_fx="sum")
+
+    def _add(self, measures: Tensor, total: Tensor) -> None:
+        self.measures = self.measures + measures.to(self.measures.dtype)  # out of place: autograd in forward
+        self.total = self.total + total
+
+    def compute(self) -> Tensor:
+        return self.measures / self.total
+
+
+class BinaryHingeLoss(_HingeLoss):
+    """Mean hinge loss ``max(0, 1 - margin)`` (squared with ``squared=True``) of binary scores.
+
+    >>> import torch
+    >>> metric = BinaryHingeLoss()
+    >>> metric.update(torch.tensor([0.25, 0.25, 0.55, 0.75, 0.75]), torch.tensor([0, 0, 1, 1, 1]))
+    >>> metric.compute()
+    tensor(0.6900)
+    """
+
+    def __init__(
+        self,
+        squared: bool = False,
+        ignore_index: Optional[int] = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self._init_sums(squared, ignore_index, validate_args, ())
+
+    def update(self, preds: Tensor, target: Tensor) -> None:
+        if self.validate_args:
+            validate_binary(preds, target, self.ignore_index)
+        self._add(*binary_hinge_statistic(preds, target, self.squared, self.ignore_index))
+
+
+class MulticlassHingeLoss(_HingeLoss):
+    """Mean multiclass hinge loss: ``crammer-singer`` (a scalar) or ``one-vs-all`` (one per class).
+
+    >>> import torch
+    >>> metric = MulticlassHingeLoss(num_classes=3)
+    >>> preds = torch.tensor([[0.25, 0.20, 0.55], [0.55, 0.05, 0.40], [0.10, 0.30, 0.60], [0.90, 0.05, 0.05]])
+    >>> metric.update(preds, torch.tensor([0, 1, 2, 0]))
+    >>> metric.compute()
+    tensor(0.9125)
+    """
+
+    plot_legend_name = "Class"
+
+    def __init__(
+        self,
+        num_classes: int,
+        squared: bool = False,
+        multiclass_mode: str = "crammer-singer",
+        ignore_index: Optional[int] = None,
+        validate_args: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        check_num("num_classes", num_classes)
+        check_choice("multiclass_mode", multiclass_mode, MULTICLASS_MODES)
+        self.num_classes, self.multiclass_mode = num_classes, multiclass_mode
+        self._init_sums(
+            squared,
+            ignore_index,
+            validate_args,
+            () if multiclass_mode == "crammer-singer" else (num_classes,),
+        )
+
+    def update(self, preds: Tensor, target: Tensor) -> None:
+        if self.validate_args:
+            validate_multiclass(preds, target, self.num_classes, self.ignore_index)
+        self._add(
+            *multiclass_hinge_statistic(
+                preds, target, self.num_classes, self.squared, self.multiclass_mode, self.ignore_index
+            )
+        )
+
+
+# ------------------------------------------------------------------------------------ ranking
+class _RankingMetric(Metric):
+    is_differentiable: bool = False
+    full_state_update: bool = False
+    plot_lower_bound: float = 0.0
+    plot_upper_bound: float = 1.0
+    plot_legend_name = "Label"
+    _statistic = staticmethod(coverage_error_statistic)
+
+    def __init__(
+        self, num_labels: int, ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any
+    ) -> None:
+        super().__init__(**kwargs)
+        check_num("num_labels", num_labels)
+        check_ignore_index(ignore_index)
+        self.num_labels, self.ignore_index, self.validate_args = num_labels, ignore_index, validate_args
+        self.add_state("measure", torch.tensor(0.0), dist_reduce_fx="sum")
+        self.add_state("total", torch.tensor(0), dist_reduce_fx="sum")
+
+    def update(self, preds: Tensor, target: Tensor) -> None:
+        if self.validate_args:
+            validate_multilabel(preds, target, self.num_labels, self.ignore_index)
+        measure, total = self._statistic(*ranking_input(preds, target, self.num_labels, self.ignore_index))
+        self.measure += measure
+        self.total += total
+
+    def compute(self) -> Tensor:
+        return self.measure / self.total
+
+
+class MultilabelCoverageError(_RankingMetric):
+    """Average number of top-ranked labels needed to cover every relevant label.
+
+    >>> import torch
+    >>> metric = MultilabelCoverageError(num_labels=3)
+    >>> preds = torch.tensor([[0.8, 0.2, 0.5], [0.3, 0.6, 0.9], [0.6, 0.7, 0.1]])
+    >>> metric.update(preds, torch.tensor([[1, 0, 0], [0, 1, 0], [0, 0, 1]]))
+    >>> metric.compute()
+    tensor(2.)
+    """
+
+    higher_is_better = False
+
+
+class MultilabelRankingAveragePrecision(_RankingMetric):
+    """Label ranking average precision (scikit-learn's LRAP).
+
+    >>> import torch
+    >>> metric = MultilabelRankingAveragePrecision(num_labels=3)
+    >>> preds = torch.tensor([[0.8, 0.2, 0.5], [0.3, 0.6, 0.9], [0.6, 0.7, 0.1]])
+    >>> metric.update(preds, torch.tensor([[1, 0, 0], [0, 1, 0], [0, 0, 1]]))
+    >>> metric.compute()
+    tensor(0.6111)
+    """
+
+    higher_is_better = True
+    _statistic = staticmethod(ranking_average_precision_statistic)
+
+
+class MultilabelRankingLoss(_RankingMetric):
+    """Average fraction of wrongly ordered (relevant, irrelevant) label pairs.
+
+    >>> import torch
+    >>> metric = MultilabelRankingLoss(num_labels=3)
+    >>> preds = torch.tensor([[0.8, 0.2, 0.5], [0.3, 0.6, 0.9], [0.6, 0.7, 0.1]])
+    >>> metric.update(preds, torch.tensor([[1, 0, 0], [0, 1, 0], [0, 0, 1]]))
+    >>> metric.compute()
+    tensor(0.5000)
+    """
+
+    higher_is_better = False
+    _statistic = staticmethod(ranking_loss_statistic)
