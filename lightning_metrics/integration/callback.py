@@ -9,6 +9,7 @@ from lightning.pytorch.callbacks import Callback
 from typing_extensions import override
 
 from lightning_metrics.integration.engine import Extract, MetricsEngine
+from lightning_metrics.integration.loggers import plot_sinks
 
 
 class MetricsCallback(Callback):
@@ -19,6 +20,11 @@ class MetricsCallback(Callback):
     logged as ``"{stage}/{name}"`` and reset at each epoch end. Exact under DDP (the
     ``DistributedSampler`` padding is dropped), checkpointed with the states merged across
     ranks. See :class:`~lightning_metrics.integration.engine.MetricsEngine` for the arguments.
+
+    Non-scalar results (confusion matrices, curves, per-class bars, reliability diagrams) go to
+    the trainer's loggers as images, text and files; ``plots`` sets how often: ``True`` (every
+    epoch), an int N (every N epochs), ``"end"`` (only ``trainer.validate``/``test``), ``False``,
+    or a :class:`~lightning_metrics.integration.loggers.LoggerSink` for more options.
 
     Example:
 
@@ -42,11 +48,12 @@ class MetricsCallback(Callback):
         log_on_step: Union[bool, Sequence[str]] = False,
         class_names: Optional[Sequence[str]] = None,
         sinks: Iterable[Any] = (),
+        plots: Any = True,
     ) -> None:
         self.engine = MetricsEngine(
             metrics, stages, preds_key=preds_key, target_key=target_key, extract=extract,
             separator=separator, prog_bar=prog_bar, log_on_step=log_on_step,
-            class_names=class_names, sinks=sinks, owner=type(self).__name__,
+            class_names=class_names, sinks=[*sinks, *plot_sinks(plots)], owner=type(self).__name__,
         )
         self._trainer: Optional["pl.Trainer"] = None
 

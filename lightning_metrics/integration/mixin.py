@@ -7,6 +7,7 @@ from typing import Any, Optional, Sequence, Union
 from torch import nn
 
 from lightning_metrics.integration.engine import MetricsEngine
+from lightning_metrics.integration.loggers import plot_sinks
 
 
 class MetricsMixin:
@@ -40,6 +41,7 @@ class MetricsMixin:
     metrics_prog_bar: Union[bool, Sequence[str]] = False
     metrics_log_on_step: Union[bool, Sequence[str]] = False
     metrics_class_names: Optional[Sequence[str]] = None
+    metrics_plots: Any = True  # images of non-scalars: True, every N epochs, "end", False or a LoggerSink
 
     def configure_metrics(self) -> Any:
         """Return the metrics: a metric, a collection, a dict/list of them, or a dict per stage."""
@@ -74,6 +76,7 @@ class MetricsMixin:
             prog_bar=self.metrics_prog_bar,
             log_on_step=self.metrics_log_on_step,
             class_names=self.metrics_class_names,
+            sinks=plot_sinks(self.metrics_plots),
             store=store,
             owner=type(self).__name__,
         )

@@ -81,6 +81,9 @@ class RoutedResult:
     value: Any
     kind: ResultKind
     dataloader_idx: Optional[int] = None  # set when the stage has several dataloaders
+    # the metric that computed the value, for sinks that draw from its (merged) states
+    metric: Any = field(default=None, compare=False, repr=False)
+    class_names: Optional[tuple] = None  # the router's class names, for axes and tables
 
     @property
     def suffix(self) -> str:
@@ -142,13 +145,16 @@ class Router:
         context: RouteContext,
         dataloader_idx: Optional[int] = None,
         num_classes: Optional[int] = None,
+        metric: Any = None,
     ) -> None:
         """Classify ``value`` and :meth:`route` it. ``num_classes`` is the metric's number of
-        classes or labels, if it has one (``class_names`` count as a fallback)."""
+        classes or labels, if it has one (``class_names`` count as a fallback); ``metric`` the
+        metric that computed it, if known."""
         if num_classes is None and self.class_names is not None:
             num_classes = len(self.class_names)
         kind = classify(value, num_classes)
-        result = RoutedResult(stage, name, self.key(stage, name), value, kind, dataloader_idx)
+        names = tuple(self.class_names) if self.class_names is not None else None
+        result = RoutedResult(stage, name, self.key(stage, name), value, kind, dataloader_idx, metric, names)
         self.route(result, context)
 
     def route(self, result: RoutedResult, context: RouteContext) -> None:
@@ -156,12 +162,13 @@ class Router:
         kind = result.kind
         if kind is ResultKind.SCALAR:
             self._log(result, result.key, result.value, context, per_class=False)
+            self._to_sinks(result, context)  # a sink may draw more than the number (a reliability diagram)
             return
         if kind is ResultKind.MAPPING:
             for sub_name, sub_value in result.value.items():
                 self.route_value(
                     result.stage, f"{result.name}{self.separator}{sub_name}", sub_value, context,
-                    result.dataloader_idx,
+                    result.dataloader_idx, metric=result.metric,
                 )
             return
         if kind is ResultKind.PER_CLASS:
@@ -210,7 +217,7 @@ class Router:
                 accepted = True
         if accepted:
             self.unrouted.pop(full_key, None)
-        elif result.kind is not ResultKind.PER_CLASS:  # per-class values were logged as scalars
+        elif result.kind not in (ResultKind.PER_CLASS, ResultKind.SCALAR):  # those were logged as scalars
             self.unrouted[full_key] = result.value
             self._warn_once(
                 ("unrouted", full_key),
