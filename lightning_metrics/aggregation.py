@@ -29,6 +29,17 @@ class BaseAggregator(Metric):
 
     ``nan_strategy``: ``"error"`` raises, ``"warn"`` warns and drops NaNs, ``"ignore"`` drops
     them silently, ``"disable"`` skips the check, and a float replaces NaNs by that value.
+
+    >>> class Product(BaseAggregator):
+    ...     def __init__(self):
+    ...         super().__init__(lambda x: x.prod(0), torch.tensor(1.0), "ignore", "product")
+    ...     def update(self, value):
+    ...         value, _ = self._cast_and_nan_check_input(value)
+    ...         self.product = self.product * value.prod()
+    >>> metric = Product()
+    >>> metric.update(torch.tensor([2.0, float("nan"), 3.0]))
+    >>> metric.compute()
+    tensor(6.)
     """
 
     is_differentiable = None
