@@ -1,0 +1,132 @@
+"""What the wrappers share: a base class, all-or-nothing updates of child metrics, one fused sync.
+
+A wrapper keeps its child metrics as submodules (``nn.ModuleList``/``nn.ModuleDict``
+attributes). The core's :meth:`~lightning_metrics.Metric.sync` syncs a metric together with
+every metric nested in it in ONE exchange, and a child that is already synced skips its own
+sync in ``compute``; so a wrapper never syncs its children one by one.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Any, Callable, Generator, Iterable, Optional
+
+from torch import Tensor
+
+from lightning_metrics import distributed
+from lightning_metrics.metric import Metric
+
+
+class WrapperMetric(Metric):
+    """Base class of metrics that drive other metrics (their children).
+
+    Children are submodules, so device moves, ``state_dict`` and the fused sync reach them.
+    ``update`` of a wrapper is all-or-nothing: if one child rejects the batch, the children
+    updated before it are rolled back (see :func:`rollback_on_error`).
+
+    >>> import torch
+    >>> from lightning_metrics.aggregation import SumMetric
+    >>> from lightning_metrics.wrappers import MinMaxMetric
+    >>> isinstance(MinMaxMetric(SumMetric()), WrapperMetric)
+    True
+    """
+
+    def _child_metrics(self) -> list[Metric]:
+        """Every metric nested in this one (children, grandchildren, ...)."""
+        return [m for m in self.modules() if isinstance(m, Metric) and m is not self]
+
+
+def check_metric(name: str, value: Any, allow_collection: bool = False) -> None:
+    """Raise ``ValueError`` unless ``value`` is one of our metrics (or a collection, if allowed).
+
+    >>> check_metric("base_metric", 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: Argument `base_metric` must be a lightning_metrics Metric, got 3 (int)
+    """
+    from lightning_metrics.collection import MetricCollection
+
+    allowed = (Metric, MetricCollection) if allow_collection else (Metric,)
+    if not isinstance(value, allowed):
+        what = "Metric or MetricCollection" if allow_collection else "Metric"
+        raise ValueError(f"Argument `{name}` must be a lightning_metrics {what}, got {value!r} ({type(value).__name__})")
+
+
+def apply_to_tensors(value: Any, fn: Callable[[Tensor], Tensor]) -> Any:
+    """Apply ``fn`` to every tensor inside nested tuples, lists and dicts; keep the rest.
+
+    >>> import torch
+    >>> apply_to_tensors((torch.tensor([1, 2]), {"w": torch.tensor([3])}, "x"), lambda t: t * 10)
+    (tensor([10, 20]), {'w': tensor([30])}, 'x')
+    """
+    if isinstance(value, Tensor):
+        return fn(value)
+    if isinstance(value, dict):
+        return {k: apply_to_tensors(v, fn) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(apply_to_tensors(v, fn) for v in value)
+    return value
+
+
+def first_tensor(*values: Any) -> Optional[Tensor]:
+    """The first tensor found (depth first) in ``values``, or ``None``."""
+    for value in values:
+        if isinstance(value, Tensor):
+            return value
+        inner = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
+        found = first_tensor(*inner)
+        if found is not None:
+            return found
+    return None
+
+
+@contextmanager
+def rollback_on_error(metrics: Iterable[Metric]) -> Generator[None, None, None]:
+    """Restore the states and update counts of ``metrics`` if the block raises.
+
+    Tensor states are cloned (updates may work in place); list states are restored by
+    truncation, so the cost does not grow with what the lists hold.
+    """
+    saved = []
+    for metric in metrics:
+        states = {}
+        for name in metric._defaults:
+            value = getattr(metric, name)
+            states[name] = (value, len(value)) if isinstance(value, list) else (value.clone(), None)
+        saved.append((metric, states, metric._update_count))
+    try:
+        yield
+    except BaseException:
+        for metric, states, count in saved:
+            for name, (value, length) in states.items():
+                if length is not None:
+                    del value[length:]
+                setattr(metric, name, value)
+            metric._update_count = count
+            metric._computed = None
+        raise
+
+
+@contextmanager
+def fused_sync(metrics: Iterable[Metric]) -> Generator[None, None, None]:
+    """Sync ``metrics`` and everything nested in them in ONE exchange; restore local states after.
+
+    Metrics already synced (by a parent) are left alone, as are metrics that do not sync on
+    compute or bring their own ``dist_sync_fn`` (they sync themselves in ``compute``).
+    """
+    roots = [m for m in metrics if m.sync_on_compute and m.dist_sync_fn is None and not m._is_synced]
+    tree: dict[int, Metric] = {}
+    for root in roots:
+        for metric in root._sync_tree():
+            tree.setdefault(id(metric), metric)
+    synced = False
+    if tree and roots[0].distributed_available_fn():
+        distributed.sync_metrics(list(tree.values()), group=roots[0].process_group)
+        synced = True
+    try:
+        yield
+    finally:
+        if synced:
+            for metric in tree.values():  # parents first: unsync restores their children too
+                if metric._is_synced:
+                    metric.unsync()

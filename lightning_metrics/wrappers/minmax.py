@@ -1,0 +1,95 @@
+"""``MinMaxMetric``: a scalar metric plus the smallest and largest value it has taken."""
+
+from __future__ import annotations
+
+from typing import Any, Union
+
+import torch
+from torch import Tensor
+
+from lightning_metrics.metric import Metric
+from lightning_metrics.wrappers._base import WrapperMetric, check_metric
+
+
+class MinMaxMetric(WrapperMetric):
+    """Track the minimum and maximum of a scalar metric over the values it has produced.
+
+    Each ``compute`` (and ``forward``, with the batch value) compares the value with the
+    extremes so far. ``min_val`` and ``max_val`` are persistent buffers: they are saved in
+    ``state_dict``, restored by ``load_state_dict`` and follow device moves (in torchmetrics
+    they are plain attributes and are lost on a checkpoint roundtrip, torchmetrics #3323).
+    As in torchmetrics, ``reset`` resets the wrapped metric but keeps the extremes, so they
+    span epochs.
+
+    Args:
+        base_metric: the wrapped metric; its value must be a scalar.
+        kwargs: the usual metric keyword arguments.
+
+    >>> import torch
+    >>> from lightning_metrics.aggregation import MeanMetric
+    >>> from lightning_metrics.wrappers import MinMaxMetric
+    >>> metric = MinMaxMetric(MeanMetric())
+    >>> metric.update(torch.tensor([1.0, 3.0]))
+    >>> metric.compute()
+    {'raw': tensor(2.), 'max': tensor(2.), 'min': tensor(2.)}
+    >>> metric.reset(); metric.update(torch.tensor([5.0]))
+    >>> metric.compute()
+    {'raw': tensor(5.), 'max': tensor(5.), 'min': tensor(2.)}
+    >>> sorted(metric.state_dict())
+    ['max_val', 'min_val']
+    """
+
+    full_state_update = True
+    min_val: Tensor
+    max_val: Tensor
+
+    def __init__(self, base_metric: Metric, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        check_metric("base_metric", base_metric)
+        self._base_metric = base_metric
+        self.register_buffer("min_val", torch.tensor(float("inf")), persistent=True)
+        self.register_buffer("max_val", torch.tensor(float("-inf")), persistent=True)
+
+    @property
+    def higher_is_better(self) -> Any:  # type: ignore[override]
+        """The wrapped metric's ``higher_is_better``."""
+        return self._base_metric.higher_is_better
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        """Update the wrapped metric."""
+        self._base_metric.update(*args, **kwargs)
+
+    def compute(self) -> dict[str, Tensor]:
+        """The wrapped metric's value (``raw``) and the extremes including it."""
+        return self._track(self._base_metric.compute())
+
+    def forward(self, *args: Any, **kwargs: Any) -> dict[str, Tensor]:
+        """Accumulate the batch; return its value (``raw``) and the extremes including it."""
+        self._computed = None
+        self._update_count += 1
+        return self._track(self._base_metric(*args, **kwargs))
+
+    def _track(self, value: Union[float, Tensor]) -> dict[str, Tensor]:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = torch.tensor(float(value), device=self.min_val.device)
+        if not isinstance(value, Tensor) or value.numel() != 1:
+            raise RuntimeError(
+                f"MinMaxMetric: the value of {type(self._base_metric).__name__} must be a float or a scalar "
+                f"tensor, got {value!r}"
+            )
+        value = value.detach().reshape(())
+        # compare as torchmetrics does: a NaN value never replaces an extreme
+        if self.max_val.to(value.device) < value:
+            self.max_val = value.clone().to(self.max_val.device)
+        if self.min_val.to(value.device) > value:
+            self.min_val = value.clone().to(self.min_val.device)
+        return {"raw": value, "max": self.max_val.to(value.device), "min": self.min_val.to(value.device)}
+
+    def reset(self) -> None:
+        """Reset the wrapped metric; the extremes are kept."""
+        super().reset()
+        self._base_metric.reset()
+
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, *args: Any, **kwargs: Any) -> None:
+        self._computed = None  # a cached value would hide the loaded extremes
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
