@@ -67,6 +67,14 @@ class MetricsEngine:
         sinks: writers of non-scalar results (see :mod:`.routing`).
         store: where the per-stage clones live (the mixin passes an ``nn.ModuleDict``).
         owner: the name used in messages.
+
+    The TensorBoard routing plugs in through ``sinks`` (or ``engine.router.sinks``), see
+    :class:`~lightning_metrics.integration.routing.Router`.
+
+    >>> from lightning_metrics.aggregation import MeanMetric
+    >>> engine = MetricsEngine({"train": {"loss": MeanMetric()}, "val": [MeanMetric()]})
+    >>> engine.stages, engine.names()
+    (('train', 'val'), {'train': ['loss'], 'val': ['MeanMetric']})
     """
 
     def __init__(
@@ -225,12 +233,17 @@ class MetricsEngine:
         )
         for idx in indices:
             metrics = self.metrics_for(stage, idx, trainer, pl_module.device)
-            values = metrics.compute()  # every rank: the sync inside is a collective
-            suffix_idx = idx if several else None
-            for name, value in values.items():
-                value = _detach(value)
-                self.results[self.router.key(stage, name) + ("" if suffix_idx is None else f"/dataloader_idx_{idx}")] = value
-                self.router.route_value(stage, name, value, context, suffix_idx, metrics.num_classes(name))
+            # every rank: the sync is a collective; the states stay merged while the sinks read them
+            # (PR-curve counts, calibration bins), so rank zero draws from all ranks' data
+            with metrics.synced():
+                values = metrics.compute()
+                suffix_idx = idx if several else None
+                for name, value in values.items():
+                    value = _detach(value)
+                    self.results[self.router.key(stage, name) + ("" if suffix_idx is None else f"/dataloader_idx_{idx}")] = value
+                    self.router.route_value(
+                        stage, name, value, context, suffix_idx, metrics.num_classes(name), metric=metrics.metric(name)
+                    )
             metrics.reset()
         self._plans = {k: v for k, v in self._plans.items() if k[0] != stage}  # loaders may be reloaded
 

@@ -137,6 +137,8 @@ def _kind_name(kind: Any, value: Any) -> str:
         )
     if kind == "matrix" and isinstance(value, Tensor) and value.ndim == 3 and tuple(value.shape[1:]) != (2, 2):
         return "other"
+    if kind == "curve" and plotting.value_kind(value) != "curve":  # e.g. (value, threshold) of scalars
+        return "other"
     return kind
 
 
@@ -156,9 +158,14 @@ def render_result(
     normalize: Optional[str] = None,
     tag: Optional[str] = None,
     backend: str = "auto",
+    read_states: bool = True,
 ) -> Rendering:
-    """Render one non-scalar result (images, text, table, histogram, PR data); see the module doc."""
+    """Render one non-scalar result (images, text, table, histogram, PR data); see the module doc.
+
+    ``read_states=False`` keeps to the value: nothing is drawn from the metric's states (which
+    are one rank's only when they were not synced)."""
     kind = _kind_name(kind, value)
+    state_source = metric if read_states else None
     tag = tag or f"{stage}/{name}"
     out = Rendering(tag=tag, stem=f"{_safe(stage)}_{_safe(name)}_epoch{epoch}")
     draw = dict(backend=backend, title=tag, class_names=class_names)
@@ -182,13 +189,13 @@ def render_result(
         out.table = _curve_rows(value, style, class_names)
         binary = isinstance(value[0], Tensor) and value[0].ndim == 1
         if binary and style == "pr":
-            out.pr_curve = binary_pr_data(metric)
+            out.pr_curve = binary_pr_data(state_source)
     elif kind == "per_class":
         vector = torch.as_tensor(value).detach().cpu().flatten()
         out.images.append(("", plotting.render_image("bars", vector, **draw)))
         out.table = [["class", "value"]] + [[l, _cell(v)] for l, v in zip(plotting._labels(vector.numel(), class_names), vector.tolist())]
-    elif kind == "scalar" and plotting.reliability_bins(metric) is not None:
-        bins = plotting.reliability_bins(metric)
+    elif kind == "scalar" and plotting.reliability_bins(state_source) is not None:
+        bins = plotting.reliability_bins(state_source)
         out.images.append(("", plotting.render_image("reliability", bins, backend=backend, title=tag)))
         out.table = [["bin", "confidence", "accuracy", "count"]] + [
             [i, c, a, _cell(n)] for i, (c, a, n) in enumerate(zip(*(b.tolist() for b in bins)))
@@ -331,6 +338,7 @@ def log_result(
     normalize: Optional[str] = None,
     tag: Optional[str] = None,
     backend: str = "auto",
+    read_states: bool = True,
 ) -> list[str]:
     """Write one non-scalar result to every logger; returns where it went (``"tensorboard"``,
     ``"files:<dir>"``, ...). Call it on global rank zero only (it writes, it does not sync).
@@ -345,10 +353,10 @@ def log_result(
         for key, item in value.items():
             written += log_result(loggers, stage, f"{name}/{key}", item, None, step, epoch, class_names,
                                   metric=metric, normalize=normalize, tag=f"{tag or f'{stage}/{name}'}/{key}",
-                                  backend=backend)
+                                  backend=backend, read_states=read_states)
         return written
     rendering = render_result(stage, name, value, kind, epoch, class_names, metric=metric, normalize=normalize,
-                              tag=tag, backend=backend)
+                              tag=tag, backend=backend, read_states=read_states)
     written = []
     for logger in loggers:
         target = logger_kind(logger)
@@ -405,12 +413,19 @@ class LoggerSink:
             return standalone
         return (trainer.current_epoch + 1) % self.every_n_epochs == 0
 
+    @staticmethod
+    def states_readable(result: RoutedResult, trainer: Any) -> bool:
+        """Whether the metric's states hold every rank's data (single process, or synced for the
+        routing), so that pictures drawn from them (PR counts, reliability bins) are exact."""
+        metric = getattr(result, "metric", None)
+        return metric is not None and (getattr(trainer, "world_size", 1) <= 1 or bool(getattr(metric, "_is_synced", False)))
+
     def accepts(self, result: RoutedResult, context: RouteContext) -> bool:
         trainer = context.trainer
         if trainer is None or not writable(trainer.loggers):
             return False
         if result.kind is ResultKind.SCALAR:  # only calibration metrics have a picture
-            return plotting.reliability_bins(getattr(result, "metric", None)) is not None
+            return self.states_readable(result, trainer) and plotting.reliability_bins(result.metric) is not None
         return True
 
     def write(self, result: RoutedResult, context: RouteContext) -> None:
@@ -421,7 +436,7 @@ class LoggerSink:
             trainer.loggers, result.stage, result.name + result.suffix, result.value, result.kind,
             step=trainer.global_step, epoch=trainer.current_epoch, class_names=getattr(result, "class_names", None),
             metric=getattr(result, "metric", None), normalize=self.normalize, tag=result.key + result.suffix,
-            backend=self.backend,
+            backend=self.backend, read_states=self.states_readable(result, trainer),
         )
 
 

@@ -8,6 +8,7 @@ sit beside it and are driven the same way.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Iterator, Mapping, Optional
 
 import torch
@@ -103,8 +104,8 @@ class StageMetrics(nn.Module):
         native = list(self.native.keys()) if self.native is not None else []
         return native + [n or type(m).__name__ for n, m in self._foreign]
 
-    def num_classes(self, name: str) -> Optional[int]:
-        """The number of classes (or labels) of the metric that produced result ``name``, if any."""
+    def metric(self, name: str) -> Any:
+        """The metric that produced result ``name``, or None when no metric has that name."""
         metric: Any = None
         if self.native is not None:
             try:
@@ -116,6 +117,11 @@ class StageMetrics(nn.Module):
                 metric = foreign
             elif not foreign_name and name in list(foreign.keys()):  # inside a foreign collection
                 metric = foreign[name]
+        return metric
+
+    def num_classes(self, name: str) -> Optional[int]:
+        """The number of classes (or labels) of the metric that produced result ``name``, if any."""
+        metric = self.metric(name)
         for attribute in ("num_classes", "num_labels"):
             value = getattr(metric, attribute, None)
             if isinstance(value, int) and not isinstance(value, bool):
@@ -138,6 +144,11 @@ class StageMetrics(nn.Module):
             else:
                 metric.update(*args)
         return values
+
+    def synced(self) -> Any:
+        """Context in which our metrics hold their states merged across processes (a collective on
+        entry; local states come back on exit), so that sinks can read them after ``compute``."""
+        return self.native._synced() if self.native is not None else contextlib.nullcontext()
 
     def compute(self) -> dict[str, Any]:
         """Every result by name; our metrics sync in one fused exchange (in the collection)."""
