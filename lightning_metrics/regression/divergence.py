@@ -12,7 +12,8 @@ tensor(0.0853)
 
 from __future__ import annotations
 
-from typing import Any, Callable, Literal, Optional
+from collections.abc import Callable
+from typing import Any, Literal
 
 import torch
 from torch import Tensor
@@ -36,7 +37,7 @@ class _RowScores(Metric):
     full_state_update = False
     _score_rows: Callable[..., Tensor]
 
-    def __init__(self, reduction: Optional[str], **kwargs: Any) -> None:
+    def __init__(self, reduction: str | None, **kwargs: Any) -> None:
         check_reduction(reduction, REDUCTIONS)
         super().__init__(**kwargs)
         self.reduction = reduction
@@ -74,7 +75,7 @@ class CosineSimilarity(_RowScores):
     plot_lower_bound = 0.0
     plot_upper_bound = 1.0
 
-    def __init__(self, reduction: Literal["mean", "sum", "none", None] = "sum", **kwargs: Any) -> None:
+    def __init__(self, reduction: Literal["mean", "sum", "none"] | None = "sum", **kwargs: Any) -> None:
         super().__init__(reduction, **kwargs)
 
     def update(self, preds: Tensor, target: Tensor) -> None:
@@ -91,7 +92,10 @@ class _Divergence(_RowScores):
     plot_lower_bound = 0.0
 
     def __init__(
-        self, log_prob: bool = False, reduction: Literal["mean", "sum", "none", None] = "mean", **kwargs: Any
+        self,
+        log_prob: bool = False,
+        reduction: Literal["mean", "sum", "none"] | None = "mean",
+        **kwargs: Any,
     ) -> None:
         if not isinstance(log_prob, bool):
             raise TypeError(f"Argument `log_prob` must be a bool, got {log_prob!r}")
@@ -138,7 +142,6 @@ class JensenShannonDivergence(_Divergence):
 
     def _rows(self, p: Tensor, q: Tensor) -> Tensor:
         return js_divergence_rows(p, q, self.log_prob)
-
 
 
 __all__ = ["CosineSimilarity", "JensenShannonDivergence", "KLDivergence"]

@@ -13,7 +13,7 @@ tensor(0.7500)
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -243,11 +243,15 @@ class CriticalSuccessIndex(Metric):
     higher_is_better = True
     full_state_update = False
 
-    def __init__(self, threshold: float, keep_sequence_dim: Optional[int] = None, **kwargs: Any) -> None:
+    def __init__(self, threshold: float, keep_sequence_dim: int | None = None, **kwargs: Any) -> None:
         if keep_sequence_dim is not None and (
-            isinstance(keep_sequence_dim, bool) or not isinstance(keep_sequence_dim, int) or keep_sequence_dim < 0
+            isinstance(keep_sequence_dim, bool)
+            or not isinstance(keep_sequence_dim, int)
+            or keep_sequence_dim < 0
         ):
-            raise ValueError(f"Argument `keep_sequence_dim` must be a non-negative int or None, got {keep_sequence_dim!r}")
+            raise ValueError(
+                f"Argument `keep_sequence_dim` must be a non-negative int or None, got {keep_sequence_dim!r}"
+            )
         super().__init__(**kwargs)
         self.threshold = float(threshold)
         self.keep_sequence_dim = keep_sequence_dim
@@ -271,7 +275,9 @@ class CriticalSuccessIndex(Metric):
         if self.keep_sequence_dim is None:
             counts = (self.hits, self.misses, self.false_alarms)
         else:
-            counts = tuple(dim_zero_cat(getattr(self, f"{n}_list")) for n in ("hits", "misses", "false_alarms"))
+            counts = tuple(
+                dim_zero_cat(getattr(self, f"{n}_list")) for n in ("hits", "misses", "false_alarms")
+            )
         return F.critical_success_index_compute(*counts)
 
 

@@ -18,7 +18,8 @@ They declare the same :attr:`statistic_spec`, so a :class:`~lightning_metrics.Me
 
 from __future__ import annotations
 
-from typing import Any, Hashable, Literal, Optional
+from collections.abc import Hashable
+from typing import Any, Literal
 
 import torch
 from torch import Tensor
@@ -62,7 +63,7 @@ class _MomentMetric(Metric):
         self.add_state("moments", mo.empty_moments(initial_columns), dist_reduce_fx=mo.merge_moments)
 
     @property
-    def statistic_spec(self) -> Optional[Hashable]:
+    def statistic_spec(self) -> Hashable | None:
         """Equal for every moment metric with the same initial width: they share one ``update``."""
         return ("regression_moments", self._initial_columns)
 
@@ -73,8 +74,7 @@ class _MomentMetric(Metric):
         """Merge the float64 moments of this batch into the state."""
         self._check_inputs(preds, target)
         cols_p, cols_t, flattened = mo.as_columns(preds, target)
-        batch = mo.batch_moments(cols_p, cols_t, flattened)
-        self.moments = mo.merge_pair(self.moments, batch.to(self.moments.device))
+        self.moments = mo.update_moments(self.moments, cols_p, cols_t, flattened)
 
     def _forward_shared(self, members: list[Metric], *args: Any, **kwargs: Any) -> list[Any]:
         # forward updates a fresh state first, so check the column count against the accumulated state
@@ -100,11 +100,13 @@ class _MomentMetric(Metric):
             return torch.float64
         return self.dtype
 
-    def _checked_moments(self, num_outputs: Optional[int], allow_flattened: bool) -> Tensor:
+    def _checked_moments(self, num_outputs: int | None, allow_flattened: bool) -> Tensor:
         """The state, after checking it fits ``num_outputs`` (a shared state may come from a laxer metric)."""
         m = self.moments
         if not allow_flattened and mo.was_flattened(m):
-            raise ValueError(f"{type(self).__name__} expects 1D or 2D inputs, but >2D inputs were accumulated")
+            raise ValueError(
+                f"{type(self).__name__} expects 1D or 2D inputs, but >2D inputs were accumulated"
+            )
         if num_outputs is not None and m.shape[1] != num_outputs and (num_outputs > 1 or not allow_flattened):
             raise ValueError(
                 f"{type(self).__name__}: argument `num_outputs`={num_outputs} does not match the"
@@ -166,7 +168,9 @@ class NormalizedRootMeanSquaredError(_MomentMetric):
         **kwargs: Any,
     ) -> None:
         if normalization not in NORMALIZATIONS:
-            raise ValueError(f"Argument `normalization` must be one of {NORMALIZATIONS}, got {normalization!r}")
+            raise ValueError(
+                f"Argument `normalization` must be one of {NORMALIZATIONS}, got {normalization!r}"
+            )
         check_num_outputs_arg(num_outputs)
         super().__init__(num_outputs, **kwargs)
         self.normalization = normalization

@@ -9,7 +9,8 @@ tensor(1.0000)
 
 from __future__ import annotations
 
-from typing import Any, Hashable, Literal, Optional, Union
+from collections.abc import Hashable
+from typing import Any, Literal
 
 from torch import Tensor
 
@@ -40,7 +41,7 @@ class _PairedColumns(Metric):
         self.add_state("target", [], dist_reduce_fx="cat")
 
     @property
-    def statistic_spec(self) -> Optional[Hashable]:
+    def statistic_spec(self) -> Hashable | None:
         """Spearman and Kendall keep the same columns; the dtype check differs, so it is part of the spec."""
         return ("regression_paired_columns", self.num_outputs, self._floating_only)
 
@@ -95,7 +96,7 @@ class KendallRankCorrCoef(_PairedColumns):
         self,
         variant: Literal["a", "b", "c"] = "b",
         t_test: bool = False,
-        alternative: Optional[Literal["two-sided", "less", "greater"]] = "two-sided",
+        alternative: Literal["two-sided", "less", "greater"] | None = "two-sided",
         num_outputs: int = 1,
         **kwargs: Any,
     ) -> None:
@@ -105,7 +106,7 @@ class KendallRankCorrCoef(_PairedColumns):
         self.t_test = t_test
         self.alternative = alternative if t_test else None
 
-    def compute(self) -> Union[Tensor, tuple[Tensor, Tensor]]:
+    def compute(self) -> Tensor | tuple[Tensor, Tensor]:
         """Kendall's tau (and p-value) over everything seen."""
         preds, target = self._columns()
         tau, p_value = kendall_from_columns(preds, target, self.variant, self.alternative)

@@ -12,7 +12,9 @@ def _shape(n: int, outputs: int) -> tuple[int, ...]:
     return (n,) if outputs == 1 else (n, outputs)
 
 
-def batches(kind: str, outputs: int, seed: int, sizes: tuple[int, ...] = BATCH_SIZES) -> list[tuple[Tensor, Tensor]]:
+def batches(
+    kind: str, outputs: int, seed: int, sizes: tuple[int, ...] = BATCH_SIZES
+) -> list[tuple[Tensor, Tensor]]:
     """``[(preds, target), ...]`` of the given kind:
 
     ``real``: target ~ N(2, 3), preds = 0.8 target + noise; ``positive``: strictly positive values;

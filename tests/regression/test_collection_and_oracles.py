@@ -18,16 +18,21 @@ pytestmark = pytest.mark.filterwarnings("ignore")
 
 
 def test_collection_updates_the_moments_once_per_batch(monkeypatch):
-    make = lambda: {  # noqa: E731
-        "mse": lm.MeanSquaredError(), "rmse": lm.MeanSquaredError(squared=False), "r2": lm.R2Score(),
-        "pearson": lm.PearsonCorrCoef(), "ev": lm.ExplainedVariance(), "ccc": lm.ConcordanceCorrCoef(),
-        "nrmse": lm.NormalizedRootMeanSquaredError(), "rse": lm.RelativeSquaredError(),
+    make = lambda: {
+        "mse": lm.MeanSquaredError(),
+        "rmse": lm.MeanSquaredError(squared=False),
+        "r2": lm.R2Score(),
+        "pearson": lm.PearsonCorrCoef(),
+        "ev": lm.ExplainedVariance(),
+        "ccc": lm.ConcordanceCorrCoef(),
+        "nrmse": lm.NormalizedRootMeanSquaredError(),
+        "rse": lm.RelativeSquaredError(),
     }
     collection = MetricCollection(make())
     assert len(collection.compute_groups) == 1
     calls = []
-    original = mo.batch_moments
-    monkeypatch.setattr(mo, "batch_moments", lambda *a, **k: calls.append(1) or original(*a, **k))
+    original = mo._batch_statistics
+    monkeypatch.setattr(mo, "_batch_statistics", lambda *a, **k: calls.append(1) or original(*a, **k))
     data = batches("real", 1, seed=9)
     singles = make()
     for preds, target in data:
@@ -43,8 +48,13 @@ def test_collection_updates_the_moments_once_per_batch(monkeypatch):
 
 
 def test_multioutput_metrics_share_by_width():
-    collection = MetricCollection([lm.MeanSquaredError(num_outputs=3), lm.PearsonCorrCoef(num_outputs=3),
-                                   lm.R2Score(multioutput="raw_values")])
+    collection = MetricCollection(
+        [
+            lm.MeanSquaredError(num_outputs=3),
+            lm.PearsonCorrCoef(num_outputs=3),
+            lm.R2Score(multioutput="raw_values"),
+        ]
+    )
     groups = sorted(len(g) for g in collection.compute_groups.values())
     assert groups == [1, 2]  # R2 infers its width (starts at 1), the other two are declared 3-wide
     preds, target = concat(batches("real", 3, seed=4))
@@ -62,13 +72,31 @@ def test_matches_sklearn(outputs):
     multi = "raw_values" if outputs > 1 else "uniform_average"
     checks = [
         (lmf.r2_score(p, t, multioutput=multi), skm.r2_score(tn, pn, multioutput=multi)),
-        (lmf.explained_variance(p, t, multioutput=multi), skm.explained_variance_score(tn, pn, multioutput=multi)),
-        (lmf.mean_squared_error(p, t, num_outputs=outputs), skm.mean_squared_error(tn, pn, multioutput=multi)),
-        (lmf.mean_absolute_error(p, t, num_outputs=outputs), skm.mean_absolute_error(tn, pn, multioutput=multi)),
+        (
+            lmf.explained_variance(p, t, multioutput=multi),
+            skm.explained_variance_score(tn, pn, multioutput=multi),
+        ),
+        (
+            lmf.mean_squared_error(p, t, num_outputs=outputs),
+            skm.mean_squared_error(tn, pn, multioutput=multi),
+        ),
+        (
+            lmf.mean_absolute_error(p, t, num_outputs=outputs),
+            skm.mean_absolute_error(tn, pn, multioutput=multi),
+        ),
         (lmf.mean_squared_log_error(p, t), skm.mean_squared_log_error(tn.ravel(), pn.ravel())),
-        (lmf.mean_absolute_percentage_error(p, t), skm.mean_absolute_percentage_error(tn.ravel(), pn.ravel())),
-        (lmf.tweedie_deviance_score(p, t, power=1.5), skm.mean_tweedie_deviance(tn.ravel(), pn.ravel(), power=1.5)),
-        (lmf.tweedie_deviance_score(p, t, power=-1.0), skm.mean_tweedie_deviance(tn.ravel(), pn.ravel(), power=-1.0)),
+        (
+            lmf.mean_absolute_percentage_error(p, t),
+            skm.mean_absolute_percentage_error(tn.ravel(), pn.ravel()),
+        ),
+        (
+            lmf.tweedie_deviance_score(p, t, power=1.5),
+            skm.mean_tweedie_deviance(tn.ravel(), pn.ravel(), power=1.5),
+        ),
+        (
+            lmf.tweedie_deviance_score(p, t, power=-1.0),
+            skm.mean_tweedie_deviance(tn.ravel(), pn.ravel(), power=-1.0),
+        ),
     ]
     for ours, expected in checks:
         np.testing.assert_allclose(ours.numpy(), expected, rtol=1e-10)
@@ -80,7 +108,9 @@ def test_matches_scipy(kind):
     p, t = preds.double(), target.double()
     for col in range(3):
         pn, tn = p[:, col].numpy(), t[:, col].numpy()
-        np.testing.assert_allclose(lmf.pearson_corrcoef(p, t)[col], scipy.stats.pearsonr(pn, tn)[0], rtol=1e-10)
+        np.testing.assert_allclose(
+            lmf.pearson_corrcoef(p, t)[col], scipy.stats.pearsonr(pn, tn)[0], rtol=1e-10
+        )
         rho = scipy.stats.spearmanr(pn, tn)[0]
         np.testing.assert_allclose(lmf.spearman_corrcoef(p, t)[col], rho, rtol=1e-5)
         for variant in ("b", "c"):

@@ -13,28 +13,127 @@ GOOD3 = (torch.arange(6.0).reshape(2, 3), torch.arange(6.0).reshape(2, 3) + 0.5)
 
 # (metric factory, good batch, bad batch, exception type, fragments the message must contain)
 BAD_UPDATES = [
-    (lambda: lm.MeanSquaredError(), GOOD, (torch.zeros(3), torch.zeros(4)), RuntimeError, ["preds.shape=(3,)", "target.shape=(4,)"]),
+    (
+        lambda: lm.MeanSquaredError(),
+        GOOD,
+        (torch.zeros(3), torch.zeros(4)),
+        RuntimeError,
+        ["preds.shape=(3,)", "target.shape=(4,)"],
+    ),
     (lambda: lm.R2Score(), GOOD, (torch.zeros(2, 3), torch.zeros(3, 2)), RuntimeError, ["(2, 3)", "(3, 2)"]),
-    (lambda: lm.PearsonCorrCoef(), GOOD, (torch.zeros(5, 2), torch.zeros(5, 2)), ValueError, ["num_outputs=1", "(5, 2)"]),
-    (lambda: lm.MeanSquaredError(num_outputs=3), GOOD3, (torch.zeros(4, 2), torch.zeros(4, 2)), ValueError, ["num_outputs=3", "(4, 2)"]),
-    (lambda: lm.MeanAbsoluteError(num_outputs=3), GOOD3, (torch.zeros(4, 2), torch.zeros(4, 2)), ValueError, ["num_outputs=3", "(4, 2)"]),
-    (lambda: lm.R2Score(), GOOD3, (torch.zeros(4, 2), torch.zeros(4, 2)), ValueError, ["3 output column(s)", "got 2"]),
-    (lambda: lm.PearsonCorrCoef(), GOOD, (torch.tensor([1, 2, 3]), torch.tensor([1.0, 2, 3])), TypeError, ["preds", "torch.int64"]),
-    (lambda: lm.ConcordanceCorrCoef(), GOOD, (torch.tensor([1.0, 2, 3]), torch.tensor([1, 2, 3])), TypeError, ["target", "torch.int64"]),
-    (lambda: lm.SpearmanCorrCoef(), GOOD, (torch.tensor([1, 2, 3]), torch.tensor([1.0, 2, 3])), TypeError, ["preds", "torch.int64"]),
-    (lambda: lm.MeanSquaredLogError(), GOOD, (torch.tensor([1.0, -2.0]), torch.tensor([1.0, 2.0])), ValueError, ["preds", "-2.0"]),
-    (lambda: lm.MeanSquaredLogError(), GOOD, (torch.tensor([1.0, 2.0]), torch.tensor([-0.5, 2.0])), ValueError, ["target", "-0.5"]),
-    (lambda: lm.KendallRankCorrCoef(), GOOD, (torch.zeros(3), torch.zeros(2)), RuntimeError, ["preds.shape=(3,)"]),
-    (lambda: lm.CosineSimilarity(), GOOD3, (torch.zeros(3), torch.zeros(3)), ValueError, ["preds.shape=(3,)"]),
-    (lambda: lm.KLDivergence(), (torch.rand(2, 3), torch.rand(2, 3)), (torch.rand(2, 3), torch.rand(2, 4)), RuntimeError, ["p.shape=(2, 3)", "q.shape=(2, 4)"]),
-    (lambda: lm.TweedieDevianceScore(power=2), (torch.ones(2), torch.ones(2)), (torch.tensor([1.0, -1.0]), torch.ones(2)), ValueError, ["power=2", "preds"]),
-    (lambda: lm.ContinuousRankedProbabilityScore(), (torch.rand(3, 4), torch.rand(3)), (torch.rand(3, 1), torch.rand(3)), ValueError, ["(3, 1)"]),
-    (lambda: lm.LogCoshError(), GOOD, (torch.zeros(2, 2), torch.zeros(2, 2)), ValueError, ["num_outputs=1", "(2, 2)"]),
+    (
+        lambda: lm.PearsonCorrCoef(),
+        GOOD,
+        (torch.zeros(5, 2), torch.zeros(5, 2)),
+        ValueError,
+        ["num_outputs=1", "(5, 2)"],
+    ),
+    (
+        lambda: lm.MeanSquaredError(num_outputs=3),
+        GOOD3,
+        (torch.zeros(4, 2), torch.zeros(4, 2)),
+        ValueError,
+        ["num_outputs=3", "(4, 2)"],
+    ),
+    (
+        lambda: lm.MeanAbsoluteError(num_outputs=3),
+        GOOD3,
+        (torch.zeros(4, 2), torch.zeros(4, 2)),
+        ValueError,
+        ["num_outputs=3", "(4, 2)"],
+    ),
+    (
+        lambda: lm.R2Score(),
+        GOOD3,
+        (torch.zeros(4, 2), torch.zeros(4, 2)),
+        ValueError,
+        ["3 output column(s)", "got 2"],
+    ),
+    (
+        lambda: lm.PearsonCorrCoef(),
+        GOOD,
+        (torch.tensor([1, 2, 3]), torch.tensor([1.0, 2, 3])),
+        TypeError,
+        ["preds", "torch.int64"],
+    ),
+    (
+        lambda: lm.ConcordanceCorrCoef(),
+        GOOD,
+        (torch.tensor([1.0, 2, 3]), torch.tensor([1, 2, 3])),
+        TypeError,
+        ["target", "torch.int64"],
+    ),
+    (
+        lambda: lm.SpearmanCorrCoef(),
+        GOOD,
+        (torch.tensor([1, 2, 3]), torch.tensor([1.0, 2, 3])),
+        TypeError,
+        ["preds", "torch.int64"],
+    ),
+    (
+        lambda: lm.MeanSquaredLogError(),
+        GOOD,
+        (torch.tensor([1.0, -2.0]), torch.tensor([1.0, 2.0])),
+        ValueError,
+        ["preds", "-2.0"],
+    ),
+    (
+        lambda: lm.MeanSquaredLogError(),
+        GOOD,
+        (torch.tensor([1.0, 2.0]), torch.tensor([-0.5, 2.0])),
+        ValueError,
+        ["target", "-0.5"],
+    ),
+    (
+        lambda: lm.KendallRankCorrCoef(),
+        GOOD,
+        (torch.zeros(3), torch.zeros(2)),
+        RuntimeError,
+        ["preds.shape=(3,)"],
+    ),
+    (
+        lambda: lm.CosineSimilarity(),
+        GOOD3,
+        (torch.zeros(3), torch.zeros(3)),
+        ValueError,
+        ["preds.shape=(3,)"],
+    ),
+    (
+        lambda: lm.KLDivergence(),
+        (torch.rand(2, 3), torch.rand(2, 3)),
+        (torch.rand(2, 3), torch.rand(2, 4)),
+        RuntimeError,
+        ["p.shape=(2, 3)", "q.shape=(2, 4)"],
+    ),
+    (
+        lambda: lm.TweedieDevianceScore(power=2),
+        (torch.ones(2), torch.ones(2)),
+        (torch.tensor([1.0, -1.0]), torch.ones(2)),
+        ValueError,
+        ["power=2", "preds"],
+    ),
+    (
+        lambda: lm.ContinuousRankedProbabilityScore(),
+        (torch.rand(3, 4), torch.rand(3)),
+        (torch.rand(3, 1), torch.rand(3)),
+        ValueError,
+        ["(3, 1)"],
+    ),
+    (
+        lambda: lm.LogCoshError(),
+        GOOD,
+        (torch.zeros(2, 2), torch.zeros(2, 2)),
+        ValueError,
+        ["num_outputs=1", "(2, 2)"],
+    ),
 ]
 
 
 def _snapshot(metric):
-    state = {k: (v.clone() if isinstance(v, torch.Tensor) else [x.clone() for x in v]) for k, v in metric.metric_state.items()}
+    state = {
+        k: (v.clone() if isinstance(v, torch.Tensor) else [x.clone() for x in v])
+        for k, v in metric.metric_state.items()
+    }
     return state, metric.update_count
 
 

@@ -3,6 +3,8 @@ from zero (targets ~ 1e6 + N(0, 1)) where float32 running sums fail."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 import torch
@@ -36,8 +38,12 @@ def test_empty_states_are_neutral_and_widen():
 
 
 MOMENT_CLASSES = [
-    (lm.MeanSquaredError, {}), (lm.R2Score, {}), (lm.PearsonCorrCoef, {}), (lm.ExplainedVariance, {}),
-    (lm.ConcordanceCorrCoef, {}), (lm.NormalizedRootMeanSquaredError, {"normalization": "std"}),
+    (lm.MeanSquaredError, {}),
+    (lm.R2Score, {}),
+    (lm.PearsonCorrCoef, {}),
+    (lm.ExplainedVariance, {}),
+    (lm.ConcordanceCorrCoef, {}),
+    (lm.NormalizedRootMeanSquaredError, {"normalization": "std"}),
     (lm.RelativeSquaredError, {}),
 ]
 
@@ -56,7 +62,7 @@ def test_streaming_equals_one_batch(sizes, offset, seed):
     bounds = np.cumsum([0, 2, *sizes])
     for cls, kwargs in MOMENT_CLASSES:
         streamed, whole = cls(**kwargs), cls(**kwargs)
-        for a, b in zip(bounds[:-1], bounds[1:]):
+        for a, b in itertools.pairwise(bounds):
             streamed.update(preds[a:b], target[a:b])
         whole.update(preds, target)
         torch.testing.assert_close(streamed.compute(), whole.compute(), rtol=1e-9, atol=1e-12)
@@ -93,11 +99,16 @@ def test_stability_at_large_offset(capsys):
     target = target64.float()
     ref = _reference(preds.numpy(), target.numpy())
 
-    names = {"r2": "R2Score", "pearson": "PearsonCorrCoef", "explained_variance": "ExplainedVariance",
-             "concordance": "ConcordanceCorrCoef"}
+    names = {
+        "r2": "R2Score",
+        "pearson": "PearsonCorrCoef",
+        "explained_variance": "ExplainedVariance",
+        "concordance": "ConcordanceCorrCoef",
+    }
     ours = MetricCollection({k: getattr(lm, v)() for k, v in names.items()})
-    theirs = torchmetrics.MetricCollection({k: getattr(torchmetrics.regression, v)() for k, v in names.items()},
-                                           compute_groups=False)
+    theirs = torchmetrics.MetricCollection(
+        {k: getattr(torchmetrics.regression, v)() for k, v in names.items()}, compute_groups=False
+    )
     for start in range(0, n, batch):
         p, t = preds[start : start + batch], target[start : start + batch]
         ours.update(p, t)
@@ -107,10 +118,14 @@ def test_stability_at_large_offset(capsys):
     errors = {}
     for key, value in ref.items():
         ours_err = abs(float(got[key]) - value) / abs(value)
-        theirs_err = abs(float(expected[key]) - value) / abs(value) if torch.isfinite(expected[key]) else float("nan")
+        theirs_err = (
+            abs(float(expected[key]) - value) / abs(value) if torch.isfinite(expected[key]) else float("nan")
+        )
         errors[key] = ours_err
-        lines.append(f"  {key:>18}: reference {value:.9f}  ours rel.err {ours_err:.2e}  "
-                     f"torchmetrics {float(expected[key]):.6f} rel.err {theirs_err:.2e}")
+        lines.append(
+            f"  {key:>18}: reference {value:.9f}  ours rel.err {ours_err:.2e}  "
+            f"torchmetrics {float(expected[key]):.6f} rel.err {theirs_err:.2e}"
+        )
     with capsys.disabled():
         print("\n".join(lines))
     assert all(err < 1e-6 for err in errors.values()), errors

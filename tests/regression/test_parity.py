@@ -27,15 +27,36 @@ CASES = [
     ("MinkowskiDistance", "minkowski_distance", {"p": 3}, {"p": 3}, "real", (1, 3), False),
     ("MinkowskiDistance", "minkowski_distance", {"p": 1.5}, {"p": 1.5}, "real", (1,), False),
     *[
-        ("NormalizedRootMeanSquaredError", "normalized_root_mean_squared_error", {"normalization": n},
-         {"normalization": n}, "real", (1, 3), True)
+        (
+            "NormalizedRootMeanSquaredError",
+            "normalized_root_mean_squared_error",
+            {"normalization": n},
+            {"normalization": n},
+            "real",
+            (1, 3),
+            True,
+        )
         for n in ("mean", "range", "std", "l2")
     ],
     ("MeanAbsolutePercentageError", "mean_absolute_percentage_error", {}, {}, "positive", (1, 3), False),
-    ("SymmetricMeanAbsolutePercentageError", "symmetric_mean_absolute_percentage_error", {}, {}, "positive",
-     (1, 3), False),
-    ("WeightedMeanAbsolutePercentageError", "weighted_mean_absolute_percentage_error", {}, {}, "positive",
-     (1, 3), False),
+    (
+        "SymmetricMeanAbsolutePercentageError",
+        "symmetric_mean_absolute_percentage_error",
+        {},
+        {},
+        "positive",
+        (1, 3),
+        False,
+    ),
+    (
+        "WeightedMeanAbsolutePercentageError",
+        "weighted_mean_absolute_percentage_error",
+        {},
+        {},
+        "positive",
+        (1, 3),
+        False,
+    ),
     *[
         ("R2Score", "r2_score", kw, kw, "real", (1, 3), False)
         for kw in ({}, {"adjusted": 2}, {"multioutput": "raw_values"}, {"multioutput": "variance_weighted"})
@@ -45,7 +66,15 @@ CASES = [
         for kw in ({}, {"multioutput": "raw_values"}, {"multioutput": "variance_weighted"})
     ],
     ("RelativeSquaredError", "relative_squared_error", {}, {}, "real", (1, 3), True),
-    ("RelativeSquaredError", "relative_squared_error", {"squared": False}, {"squared": False}, "real", (1, 3), True),
+    (
+        "RelativeSquaredError",
+        "relative_squared_error",
+        {"squared": False},
+        {"squared": False},
+        "real",
+        (1, 3),
+        True,
+    ),
     ("PearsonCorrCoef", "pearson_corrcoef", {}, {}, "real", (1, 3), True),
     ("ConcordanceCorrCoef", "concordance_corrcoef", {}, {}, "real", (1, 3), True),
     ("SpearmanCorrCoef", "spearman_corrcoef", {}, {}, "real", (1, 3), True),
@@ -56,8 +85,15 @@ CASES = [
         for kind in ("real", "ties")
     ],
     *[
-        ("KendallRankCorrCoef", "kendall_rank_corrcoef", {"variant": v, "t_test": True, "alternative": alt},
-         {"variant": v, "t_test": True, "alternative": alt}, "ties", (1, 3), True)
+        (
+            "KendallRankCorrCoef",
+            "kendall_rank_corrcoef",
+            {"variant": v, "t_test": True, "alternative": alt},
+            {"variant": v, "t_test": True, "alternative": alt},
+            "ties",
+            (1, 3),
+            True,
+        )
         for v, alt in (("a", "two-sided"), ("b", "less"), ("c", "greater"), ("b", "two-sided"))
     ],
     *[
@@ -65,20 +101,61 @@ CASES = [
         for r in ("sum", "mean", "none")
     ],
     *[
-        (cls, fn, {"log_prob": lp, "reduction": r}, {"log_prob": lp, "reduction": r},
-         "logprob" if lp else "prob", (1,), False)
-        for cls, fn in (("KLDivergence", "kl_divergence"), ("JensenShannonDivergence", "jensen_shannon_divergence"))
+        (
+            cls,
+            fn,
+            {"log_prob": lp, "reduction": r},
+            {"log_prob": lp, "reduction": r},
+            "logprob" if lp else "prob",
+            (1,),
+            False,
+        )
+        for cls, fn in (
+            ("KLDivergence", "kl_divergence"),
+            ("JensenShannonDivergence", "jensen_shannon_divergence"),
+        )
         for lp in (False, True)
         for r in ("mean", "sum", "none")
     ],
     *[
-        ("TweedieDevianceScore", "tweedie_deviance_score", {"power": p}, {"power": p}, "positive", (1, 3), False)
+        (
+            "TweedieDevianceScore",
+            "tweedie_deviance_score",
+            {"power": p},
+            {"power": p},
+            "positive",
+            (1, 3),
+            False,
+        )
         for p in (0.0, 1.0, 1.5, 2.0, 3.0, -1.0)
     ],
-    ("CriticalSuccessIndex", "critical_success_index", {"threshold": 2.0}, {"threshold": 2.0}, "real", (1, 3), False),
-    ("CriticalSuccessIndex", "critical_success_index", {"threshold": 2.0, "keep_sequence_dim": 1},
-     {"threshold": 2.0, "keep_sequence_dim": 1}, "real", (3,), False),
-    ("ContinuousRankedProbabilityScore", "continuous_ranked_probability_score", {}, {}, "ensemble", (1,), False),
+    (
+        "CriticalSuccessIndex",
+        "critical_success_index",
+        {"threshold": 2.0},
+        {"threshold": 2.0},
+        "real",
+        (1, 3),
+        False,
+    ),
+    (
+        "CriticalSuccessIndex",
+        "critical_success_index",
+        {"threshold": 2.0, "keep_sequence_dim": 1},
+        {"threshold": 2.0, "keep_sequence_dim": 1},
+        "real",
+        (3,),
+        False,
+    ),
+    (
+        "ContinuousRankedProbabilityScore",
+        "continuous_ranked_probability_score",
+        {},
+        {},
+        "ensemble",
+        (1,),
+        False,
+    ),
 ]
 
 PARAMS = [
@@ -92,7 +169,9 @@ def assert_same(ours, theirs, atol: float = 1e-6) -> None:
     if isinstance(theirs, tuple):
         assert isinstance(ours, tuple) and len(ours) == len(theirs)
         for a, b in zip(ours, theirs):
-            assert_same(a, b, atol=max(atol, 1e-5))  # p-values: torchmetrics' float32 cdf is coarse in the tails
+            assert_same(
+                a, b, atol=max(atol, 1e-5)
+            )  # p-values: torchmetrics' float32 cdf is coarse in the tails
         return
     assert ours.shape == theirs.shape, (ours.shape, theirs.shape)
     assert ours.dtype == theirs.dtype, (ours.dtype, theirs.dtype)
@@ -127,8 +206,11 @@ def test_modular_matches_torchmetrics(cls, fn, ckw, fkw, kind, outputs, has_num_
 
 @pytest.mark.parametrize(("cls", "fn", "ckw", "fkw", "kind", "outputs", "has_num_outputs"), PARAMS)
 def test_functional_matches_torchmetrics(cls, fn, ckw, fkw, kind, outputs, has_num_outputs):
-    if cls == "CriticalSuccessIndex" or fn in ("mean_squared_error", "mean_absolute_error",
-                                               "normalized_root_mean_squared_error"):
+    if cls == "CriticalSuccessIndex" or fn in (
+        "mean_squared_error",
+        "mean_absolute_error",
+        "normalized_root_mean_squared_error",
+    ):
         fkw = dict(fkw, **({"num_outputs": outputs} if has_num_outputs else {}))
     preds, target = concat(batches(kind, outputs, seed=outputs * 11 + len(fn)))
     for p, t in ((preds, target), (preds.double(), target.double())):
@@ -138,9 +220,16 @@ def test_functional_matches_torchmetrics(cls, fn, ckw, fkw, kind, outputs, has_n
 @pytest.mark.parametrize("outputs", [1, 3])
 def test_float64_inputs_keep_torchmetrics_dtypes(outputs):
     data = [(p.double(), t.double()) for p, t in batches("real", outputs, seed=3)]
-    cases = [("MeanSquaredError", {}), ("R2Score", {}), ("PearsonCorrCoef", {}), ("ExplainedVariance", {}),
-             ("ConcordanceCorrCoef", {}), ("RelativeSquaredError", {}), ("KendallRankCorrCoef", {"variant": "c"}),
-             *[("NormalizedRootMeanSquaredError", {"normalization": n}) for n in ("mean", "range", "std", "l2")]]
+    cases = [
+        ("MeanSquaredError", {}),
+        ("R2Score", {}),
+        ("PearsonCorrCoef", {}),
+        ("ExplainedVariance", {}),
+        ("ConcordanceCorrCoef", {}),
+        ("RelativeSquaredError", {}),
+        ("KendallRankCorrCoef", {"variant": "c"}),
+        *[("NormalizedRootMeanSquaredError", {"normalization": n}) for n in ("mean", "range", "std", "l2")],
+    ]
     for cls, kwargs in cases:
         if cls not in ("R2Score", "ExplainedVariance"):
             kwargs = dict(kwargs, num_outputs=outputs)
@@ -154,7 +243,13 @@ def test_float64_inputs_keep_torchmetrics_dtypes(outputs):
 def test_single_column_2d_inputs():
     preds, target = concat(batches("real", 1, seed=5))
     p2, t2 = preds.unsqueeze(1), target.unsqueeze(1)
-    for fn in ("r2_score", "explained_variance", "pearson_corrcoef", "concordance_corrcoef", "spearman_corrcoef"):
+    for fn in (
+        "r2_score",
+        "explained_variance",
+        "pearson_corrcoef",
+        "concordance_corrcoef",
+        "spearman_corrcoef",
+    ):
         kw = {"multioutput": "raw_values"} if fn in ("r2_score", "explained_variance") else {}
         assert_same(getattr(lmf, fn)(p2, t2, **kw), getattr(tmf, fn)(p2, t2, **kw))
 
@@ -170,8 +265,10 @@ def test_edge_cases_match():
     assert_same(lmf.concordance_corrcoef(const, const), tmf.concordance_corrcoef(const, const))
     assert_same(lmf.mean_squared_log_error(x, x), tmf.mean_squared_log_error(x, x))
     zero = torch.zeros(4)
-    assert_same(lmf.weighted_mean_absolute_percentage_error(zero, zero),
-                tmf.weighted_mean_absolute_percentage_error(zero, zero))
+    assert_same(
+        lmf.weighted_mean_absolute_percentage_error(zero, zero),
+        tmf.weighted_mean_absolute_percentage_error(zero, zero),
+    )
     assert_same(lmf.critical_success_index(zero, zero, 0.5), tmf.critical_success_index(zero, zero, 0.5))
     big = torch.tensor([0.0, 200.0])  # log-cosh of a large error: torchmetrics overflows to inf in exp
     assert torch.isfinite(lmf.log_cosh_error(big, -big))

@@ -76,4 +76,4 @@ def check_reduction(reduction: object, choices: tuple) -> None:
 def check_bool(name: str, value: object) -> None:
     """Raise ``ValueError`` unless ``value`` is a bool."""
     if not isinstance(value, bool):
-        raise ValueError(f"Argument `{name}` must be a bool, got {value!r}")
+        raise ValueError(f"Argument `{name}` must be a bool, got {value!r}")  # noqa: TRY004 (torchmetrics)

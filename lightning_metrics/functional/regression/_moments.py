@@ -47,22 +47,62 @@ def empty_moments(num_columns: int = 1, device: torch.device | None = None) -> T
     return m
 
 
+def _batch_statistics(preds: Tensor, target: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """Means ``(3, d)``, co-moments ``(9, d)``, mins and maxs ``(2, d)`` of a non-empty ``(N, d)`` batch."""
+    x = preds.t().to(torch.float64)
+    y = target.t().to(torch.float64)
+    z = torch.stack([x, y, y - x], dim=0)  # (3, d, N): observations innermost, so reductions are contiguous
+    means = z.mean(dim=-1)
+    centred = (z - means.unsqueeze(-1)).transpose(0, 1)  # (d, 3, N)
+    comoments = torch.bmm(centred, centred.transpose(1, 2))  # (d, 3, 3): one BLAS call, two-pass accurate
+    mins, maxs = torch.aminmax(z[:2], dim=-1)
+    return means, comoments.reshape(-1, _NUM_VARS * _NUM_VARS).t(), mins, maxs
+
+
+def _flags(preds: Tensor, target: Tensor, flattened: bool) -> Tensor:
+    saw_float64 = float(preds.dtype == torch.float64 or target.dtype == torch.float64)
+    return torch.tensor([[saw_float64], [float(flattened)]], dtype=torch.float64, device=preds.device)
+
+
 def batch_moments(preds: Tensor, target: Tensor, flattened: bool = False) -> Tensor:
     """Moments of one batch of ``(N, d)`` columns, computed in float64 with a two-pass (centred) scheme."""
     n, d = preds.shape
     if n == 0:
         return empty_moments(d, device=preds.device)
-    x = preds.to(torch.float64)
-    y = target.to(torch.float64)
-    z = torch.stack([x, y, y - x], dim=1)  # (N, 3, d)
-    means = z.mean(dim=0)
-    centred = z - means
-    comoments = torch.einsum("nid,njd->ijd", centred, centred).reshape(_NUM_VARS * _NUM_VARS, d)
-    extremes = torch.cat([z[:, :2].amin(dim=0), z[:, :2].amax(dim=0)], dim=0)
-    saw_float64 = float(preds.dtype == torch.float64 or target.dtype == torch.float64)
+    means, comoments, mins, maxs = _batch_statistics(preds, target)
     head = torch.full((1, d), float(n), dtype=torch.float64, device=preds.device)
-    flags = torch.tensor([[saw_float64], [float(flattened)]], dtype=torch.float64, device=preds.device)
-    return torch.cat([head, means, comoments, extremes, flags.expand(2, d)], dim=0)
+    return torch.cat(
+        [head, means, comoments, mins, maxs, _flags(preds, target, flattened).expand(2, d)], dim=0
+    )
+
+
+def update_moments(state: Tensor, preds: Tensor, target: Tensor, flattened: bool = False) -> Tensor:
+    """``merge_pair(state, batch_moments(preds, target))`` in fewer kernels: the hot path of ``update``.
+
+    The batch count is a Python int, so the Chan weights need no extra tensors.
+    """
+    n_batch, d = preds.shape
+    if n_batch == 0:
+        return state
+    if state.shape[1] != d:  # widen an empty single-column state, or reject a column change
+        state = merge_pair(state, empty_moments(d, device=state.device))
+    means, comoments, mins, maxs = _batch_statistics(preds, target)
+    n_state = state[_COUNT : _COUNT + 1]
+    total = n_state + n_batch
+    delta = means - state[_MEANS]
+    weight = n_batch / total
+    outer = (delta.unsqueeze(1) * delta.unsqueeze(0)).reshape(_NUM_VARS * _NUM_VARS, d)
+    return torch.cat(
+        [
+            total,
+            state[_MEANS] + delta * weight,
+            state[_COMOMENTS] + comoments + outer * (n_state * weight),
+            torch.minimum(state[_MINS], mins),
+            torch.maximum(state[_MAXS], maxs),
+            torch.maximum(state[_SAW_FLOAT64:], _flags(preds, target, flattened)),
+        ],
+        dim=0,
+    )
 
 
 def merge_moments(stacked: Tensor) -> Tensor:

@@ -13,7 +13,7 @@ tensor(0.0853)
 from __future__ import annotations
 
 import math
-from typing import Literal, Optional
+from typing import Literal
 
 import torch
 from torch import Tensor
@@ -24,7 +24,7 @@ from lightning_metrics.functional.regression.moment_measures import result_dtype
 REDUCTIONS = ("mean", "sum", "none", None)
 
 
-def reduce_rows(scores: Tensor, total: int | Tensor, reduction: Optional[str]) -> Tensor:
+def reduce_rows(scores: Tensor, total: int | Tensor, reduction: str | None) -> Tensor:
     """Apply ``reduction`` to per-row scores (``mean`` divides by ``total``)."""
     if reduction == "sum":
         return scores.sum()
@@ -36,7 +36,9 @@ def reduce_rows(scores: Tensor, total: int | Tensor, reduction: Optional[str]) -
 def _check_2d(a: Tensor, b: Tensor, names: tuple[str, str]) -> None:
     check_same_shape(a, b, names=names)
     if a.ndim != 2:
-        raise ValueError(f"Expected 2D `{names[0]}`/`{names[1]}` of shape (N, d), got {names[0]}.shape={tuple(a.shape)}")
+        raise ValueError(
+            f"Expected 2D `{names[0]}`/`{names[1]}` of shape (N, d), got {names[0]}.shape={tuple(a.shape)}"
+        )
 
 
 def cosine_similarity_rows(preds: Tensor, target: Tensor) -> Tensor:
@@ -46,7 +48,7 @@ def cosine_similarity_rows(preds: Tensor, target: Tensor) -> Tensor:
     return (p * t).sum(dim=-1) / (p.norm(dim=-1) * t.norm(dim=-1))
 
 
-def cosine_similarity(preds: Tensor, target: Tensor, reduction: Optional[str] = "sum") -> Tensor:
+def cosine_similarity(preds: Tensor, target: Tensor, reduction: str | None = "sum") -> Tensor:
     """Cosine similarity between rows of ``preds`` and ``target`` (float32, as torchmetrics).
 
     >>> import torch
@@ -83,7 +85,7 @@ def js_divergence_rows(p: Tensor, q: Tensor, log_prob: bool) -> Tensor:
 
 
 def kl_divergence(
-    p: Tensor, q: Tensor, log_prob: bool = False, reduction: Literal["mean", "sum", "none", None] = "mean"
+    p: Tensor, q: Tensor, log_prob: bool = False, reduction: Literal["mean", "sum", "none"] | None = "mean"
 ) -> Tensor:
     """Kullback-Leibler divergence ``KL(p || q)`` between rows (``log_prob``: inputs are log-probabilities).
 
@@ -97,7 +99,7 @@ def kl_divergence(
 
 
 def jensen_shannon_divergence(
-    p: Tensor, q: Tensor, log_prob: bool = False, reduction: Literal["mean", "sum", "none", None] = "mean"
+    p: Tensor, q: Tensor, log_prob: bool = False, reduction: Literal["mean", "sum", "none"] | None = "mean"
 ) -> Tensor:
     """Jensen-Shannon divergence between rows (natural log, at most ``log 2``).
 

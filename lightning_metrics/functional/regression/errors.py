@@ -12,12 +12,15 @@ tensor(0.2500)
 from __future__ import annotations
 
 import math
-from typing import Optional
 
 import torch
 from torch import Tensor
 
-from lightning_metrics.functional.regression._checks import check_columns, check_num_outputs_arg, check_same_shape
+from lightning_metrics.functional.regression._checks import (
+    check_columns,
+    check_num_outputs_arg,
+    check_same_shape,
+)
 from lightning_metrics.functional.regression.moment_measures import result_dtype
 
 EPSILON = 1.17e-06  # torchmetrics' (and scikit-learn's) lower bound for percentage-error denominators
@@ -227,14 +230,16 @@ def tweedie_deviance_score(preds: Tensor, targets: Tensor, power: float = 0.0) -
 
 
 def critical_success_index_counts(
-    preds: Tensor, target: Tensor, threshold: float, keep_sequence_dim: Optional[int] = None
+    preds: Tensor, target: Tensor, threshold: float, keep_sequence_dim: int | None = None
 ) -> tuple[Tensor, Tensor, Tensor]:
     """Hits, misses and false alarms after thresholding (``>= threshold`` is an event)."""
     check_same_shape(preds, target)
     if keep_sequence_dim is None:
-        dims: Optional[tuple[int, ...]] = None
+        dims: tuple[int, ...] | None = None
     elif not 0 <= keep_sequence_dim < preds.ndim:
-        raise ValueError(f"Argument `keep_sequence_dim` must be in [0, {preds.ndim}), got {keep_sequence_dim!r}")
+        raise ValueError(
+            f"Argument `keep_sequence_dim` must be in [0, {preds.ndim}), got {keep_sequence_dim!r}"
+        )
     else:
         dims = tuple(i for i in range(preds.ndim) if i != keep_sequence_dim)
     p, t = preds >= threshold, target >= threshold
@@ -253,7 +258,7 @@ def critical_success_index_compute(hits: Tensor, misses: Tensor, false_alarms: T
 
 
 def critical_success_index(
-    preds: Tensor, target: Tensor, threshold: float, keep_sequence_dim: Optional[int] = None
+    preds: Tensor, target: Tensor, threshold: float, keep_sequence_dim: int | None = None
 ) -> Tensor:
     """Critical success index (threat score) of thresholded predictions.
 
@@ -261,7 +266,9 @@ def critical_success_index(
     >>> critical_success_index(torch.tensor([0.2, 0.7, 0.9, 0.1]), torch.tensor([0.6, 0.8, 0.3, 0.2]), 0.5)
     tensor(0.3333)
     """
-    return critical_success_index_compute(*critical_success_index_counts(preds, target, threshold, keep_sequence_dim))
+    return critical_success_index_compute(
+        *critical_success_index_counts(preds, target, threshold, keep_sequence_dim)
+    )
 
 
 def crps_sum(preds: Tensor, target: Tensor) -> tuple[Tensor, int]:

@@ -99,7 +99,11 @@ def r2_from_moments(m: Tensor, adjusted: int, multioutput: str) -> Tensor:
                 stacklevel=3,
             )
         elif adjusted == num_obs - 1:
-            warnings.warn("Division by zero in adjusted r2 score. Falls back to standard r2 score.", UserWarning, stacklevel=3)
+            warnings.warn(
+                "Division by zero in adjusted r2 score. Falls back to standard r2 score.",
+                UserWarning,
+                stacklevel=3,
+            )
         else:
             return 1 - (1 - r2) * (num_obs - 1) / (num_obs - adjusted - 1)
     return r2
@@ -140,7 +144,11 @@ def pearson_from_moments(m: Tensor, dtype: torch.dtype) -> Tensor:
     corr = c_xy / (m2_x * m2_y).sqrt()
     bound = math.sqrt(torch.finfo(dtype).eps)
     degenerate = (
-        (rel_var_x < bound) | (rel_var_y < bound) | ~rel_var_x.isfinite() | ~rel_var_y.isfinite() | ~corr.isfinite()
+        (rel_var_x < bound)
+        | (rel_var_y < bound)
+        | ~rel_var_x.isfinite()
+        | ~rel_var_y.isfinite()
+        | ~corr.isfinite()
     )
     if bool(degenerate.any()):
         warnings.warn(
@@ -306,4 +314,3 @@ __all__ = [
     "r2_score",
     "relative_squared_error",
 ]
-

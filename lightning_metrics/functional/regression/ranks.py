@@ -12,7 +12,7 @@ tensor(1.)
 from __future__ import annotations
 
 import math
-from typing import Literal, Optional, Union
+from typing import Literal
 
 import torch
 from torch import Tensor
@@ -77,8 +77,11 @@ def _tie_statistics(x: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """For one column: tied pairs, the two tie terms of the tau variance, and the number of distinct values."""
     _, counts = torch.unique(x, return_counts=True)
     t = counts.to(torch.float64)
-    return (t * (t - 1) / 2).sum(), (t * (t - 1) * (t - 2)).sum(), (t * (t - 1) * (2 * t + 5)).sum(), t.new_tensor(
-        float(counts.numel())
+    return (
+        (t * (t - 1) / 2).sum(),
+        (t * (t - 1) * (t - 2)).sum(),
+        (t * (t - 1) * (2 * t + 5)).sum(),
+        t.new_tensor(float(counts.numel())),
     )
 
 
@@ -98,8 +101,8 @@ def _pair_counts(x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
 
 
 def kendall_from_columns(
-    preds: Tensor, target: Tensor, variant: str, alternative: Optional[str]
-) -> tuple[Tensor, Optional[Tensor]]:
+    preds: Tensor, target: Tensor, variant: str, alternative: str | None
+) -> tuple[Tensor, Tensor | None]:
     """Kendall's tau (and the asymptotic test's p-value if ``alternative``) per column of ``(N, d)`` inputs."""
     n = float(preds.shape[0])
     taus, p_values = [], []
@@ -130,7 +133,7 @@ def kendall_from_columns(
 
 
 def _p_value(z: Tensor, alternative: str) -> Tensor:
-    normal_cdf = lambda v: 0.5 * torch.erfc(-v / math.sqrt(2.0))  # noqa: E731  (erfc: accurate in the tails)
+    normal_cdf = lambda v: 0.5 * torch.erfc(-v / math.sqrt(2.0))
     if alternative == "two-sided":
         return 2 * normal_cdf(-z.abs())
     if alternative == "greater":
@@ -154,8 +157,8 @@ def kendall_rank_corrcoef(
     target: Tensor,
     variant: Literal["a", "b", "c"] = "b",
     t_test: bool = False,
-    alternative: Optional[Literal["two-sided", "less", "greater"]] = "two-sided",
-) -> Union[Tensor, tuple[Tensor, Tensor]]:
+    alternative: Literal["two-sided", "less", "greater"] | None = "two-sided",
+) -> Tensor | tuple[Tensor, Tensor]:
     """Kendall's rank correlation (``variant`` a, b or c); with ``t_test`` also the asymptotic p-value.
 
     >>> import torch
@@ -177,8 +180,8 @@ def kendall_tau_dtype(variant: str, preds: Tensor, target: Tensor) -> torch.dtyp
 
 
 def kendall_finalize(
-    tau: Tensor, p_value: Optional[Tensor], tau_dtype: torch.dtype
-) -> Union[Tensor, tuple[Tensor, Tensor]]:
+    tau: Tensor, p_value: Tensor | None, tau_dtype: torch.dtype
+) -> Tensor | tuple[Tensor, Tensor]:
     """Squeeze single-output results and cast as torchmetrics does (p-values in the default dtype)."""
     dtype = torch.get_default_dtype()
     if tau.shape[0] == 1:

@@ -1,0 +1,65 @@
+"""Update time per call, lightning_metrics vs torchmetrics, for MSE, R2 and Pearson (CPU, float32 inputs).
+
+Run: ``python benchmarks/regression.py``. Prints a table with microseconds per ``update`` and the ratio
+(ours / torchmetrics; below 1 means faster). Our updates compute float64 centred moments and a Chan merge,
+which costs more kernels than torchmetrics' float32 running sums: the price of staying accurate at large
+offsets (see tests/regression/test_moments.py::test_stability_at_large_offset).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import torch
+import torchmetrics
+
+import lightning_metrics.regression as lm
+from lightning_metrics import MetricCollection
+
+warnings.filterwarnings("ignore")
+
+
+def time_updates(metric, preds: torch.Tensor, target: torch.Tensor, repeats: int) -> float:
+    for _ in range(20):  # warm-up
+        metric.update(preds, target)
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        for _ in range(repeats):
+            metric.update(preds, target)
+        best = min(best, (time.perf_counter() - start) / repeats)
+    return best * 1e6
+
+
+def main() -> None:
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    rows = []
+    for batch in (256, 4096):
+        target = torch.randn(batch)
+        preds = target + 0.1 * torch.randn(batch)
+        for name in ("MeanSquaredError", "R2Score", "PearsonCorrCoef"):
+            ours = time_updates(getattr(lm, name)(), preds, target, repeats=300)
+            theirs = time_updates(getattr(torchmetrics.regression, name)(), preds, target, repeats=300)
+            rows.append((name, batch, ours, theirs))
+        # five moment metrics in one collection: ours updates one shared statistic per batch
+        names = ("MeanSquaredError", "R2Score", "PearsonCorrCoef", "ExplainedVariance", "ConcordanceCorrCoef")
+        ours_c = MetricCollection([getattr(lm, n)() for n in names])
+        theirs_c = torchmetrics.MetricCollection([getattr(torchmetrics.regression, n)() for n in names])
+        rows.append(
+            (
+                "Collection(5)",
+                batch,
+                time_updates(ours_c, preds, target, 200),
+                time_updates(theirs_c, preds, target, 200),
+            )
+        )
+    print(f"torch {torch.__version__}, torchmetrics {torchmetrics.__version__}, 1 thread, best of 5 runs")
+    print(f"{'metric':<18} {'batch':>6} {'ours us/update':>15} {'torchmetrics us/update':>23} {'ratio':>7}")
+    for name, batch, ours, theirs in rows:
+        print(f"{name:<18} {batch:>6} {ours:>15.1f} {theirs:>23.1f} {ours / theirs:>7.2f}")
+
+
+if __name__ == "__main__":
+    main()
