@@ -111,23 +111,24 @@ def _apply_tensors(value: Any, fn: Callable[[Tensor], Tensor]) -> Any:
 def _wrap_update(update: Callable) -> Callable:
     @functools.wraps(update)
     def wrapped(self: Metric, *args: Any, **kwargs: Any) -> None:
-        if self._in_update:  # a subclass calling super().update(): count the call once
+        attrs = self.__dict__  # plain attributes: skip nn.Module.__setattr__ on the hot path
+        if attrs["_in_update"]:  # a subclass calling super().update(): count the call once
             return update(self, *args, **kwargs)
-        snapshot = {name: getattr(self, name) for name in self._defaults}
-        lengths = {name: len(v) for name, v in snapshot.items() if isinstance(v, list)}
-        self._in_update = True
-        self._computed = None
-        self._update_count += 1
+        snapshot = {name: attrs[name] for name in attrs["_defaults"]}
+        lengths = {name: len(v) for name, v in snapshot.items() if v.__class__ is list}
+        attrs["_in_update"] = True
+        attrs["_computed"] = None
+        attrs["_update_count"] += 1
         try:
-            with torch.set_grad_enabled(self._enable_grad):
+            with torch.set_grad_enabled(attrs["_enable_grad"]):
                 update(self, *args, **kwargs)
         except BaseException as err:
             # Roll back reassigned states and appended list items: a rejected batch leaves no trace.
-            self._update_count -= 1
+            attrs["_update_count"] -= 1
             for name, value in snapshot.items():
                 if name in lengths:
                     del value[lengths[name] :]
-                setattr(self, name, value)
+                attrs[name] = value
             if isinstance(err, RuntimeError) and "Expected all tensors to be on" in str(err):
                 raise RuntimeError(
                     f"{type(self).__name__}: the input is on another device than the metric states "
@@ -135,8 +136,8 @@ def _wrap_update(update: Callable) -> Callable:
                 ) from err
             raise
         finally:
-            self._in_update = False
-        if self.compute_on_cpu:
+            attrs["_in_update"] = False
+        if attrs["compute_on_cpu"]:
             self._move_list_states_to_cpu()
 
     wrapped._lm_wrapped = True  # type: ignore[attr-defined]
@@ -432,11 +433,12 @@ class Metric(nn.Module):
 
     def _share_states_of(self, leader: "Metric") -> None:
         """Point this metric's states at ``leader``'s (metrics with equal ``statistic_spec``)."""
+        mine, theirs = self.__dict__, leader.__dict__
         if leader is not self:
-            for name in leader._defaults:
-                setattr(self, name, getattr(leader, name))
-            self._update_count = leader._update_count
-        self._computed = None
+            for name in theirs["_defaults"]:
+                mine[name] = theirs[name]  # states are plain attributes, never buffers or modules
+            mine["_update_count"] = theirs["_update_count"]
+        mine["_computed"] = None
 
     def _reset_states_only(self) -> None:
         for name, default in self._defaults.items():
@@ -690,10 +692,10 @@ class Metric(nn.Module):
 
     def _filter_kwargs(self, **kwargs: Any) -> dict[str, Any]:
         """Keep the keyword arguments that this metric's ``update`` accepts."""
-        params = inspect.signature(self.update).parameters
-        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        if not kwargs:
             return kwargs
-        return {k: v for k, v in kwargs.items() if k in params}
+        accepted = _update_keywords(type(self))
+        return kwargs if accepted is None else {k: v for k, v in kwargs.items() if k in accepted}
 
     def plot(self, val: Any = None, ax: Any = None) -> Any:
         """Draw the value (or the current ``compute()``) with matplotlib; returns ``(fig, ax)``."""
@@ -812,6 +814,15 @@ class Metric(nn.Module):
 
 
 _RESERVED_NAMES = frozenset(dir(Metric))
+
+
+@functools.lru_cache(maxsize=None)
+def _update_keywords(cls: type) -> Optional[frozenset]:
+    """Keyword names ``cls.update`` accepts (None when it takes ``**kwargs``)."""
+    params = inspect.signature(cls.update).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return None
+    return frozenset(name for name in params if name != "self")
 
 
 def _bool_kwarg(kwargs: dict, name: str, default: bool) -> bool:
