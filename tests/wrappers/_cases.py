@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import torch
-import torchmetrics
 from torch import Tensor
 
 import lightning_metrics as lm
@@ -35,6 +34,8 @@ def value_batches(seed: int, sizes: tuple[int, ...] = BATCH_SIZES) -> list[Tenso
 
 def _pair(name: str, package: str = "regression", **kwargs: Any) -> Callable[[], tuple[Any, Any]]:
     def build() -> tuple[Any, Any]:
+        import torchmetrics  # lazily: the 2-process workers import this module and never need it
+
         ours = getattr(getattr(lm, package), name)(**kwargs)
         theirs = getattr(getattr(torchmetrics, package), name)(**kwargs)
         return ours, theirs
@@ -103,3 +104,34 @@ def assert_same(ours: Any, theirs: Any, rtol: float = 1e-5, atol: float = 1e-6, 
         assert abs(ours - theirs) <= atol + rtol * abs(theirs), f"{path}: {ours} != {theirs}"
         return
     assert ours == theirs, f"{path}: {ours!r} != {theirs!r}"
+
+
+def multiclass_batches(seed: int, num_classes: int = 3, sizes: tuple[int, ...] = BATCH_SIZES) -> list[tuple[Tensor, Tensor]]:
+    """``[(probabilities (n, C), labels (n,)), ...]`` with predictions better than chance."""
+    gen = torch.Generator().manual_seed(seed)
+    out = []
+    for n in sizes:
+        target = torch.randint(0, num_classes, (n,), generator=gen)
+        logits = torch.randn(n, num_classes, generator=gen) + 1.5 * torch.nn.functional.one_hot(target, num_classes)
+        out.append((logits.softmax(-1), target))
+    return out
+
+
+def binary_batches(seed: int, outputs: int = 1, sizes: tuple[int, ...] = BATCH_SIZES) -> list[tuple[Tensor, Tensor]]:
+    """``[(probabilities, 0/1 labels), ...]`` of shape ``(n,)`` or ``(n, outputs)``."""
+    gen = torch.Generator().manual_seed(seed)
+    out = []
+    for n in sizes:
+        shape = (n,) if outputs == 1 else (n, outputs)
+        target = torch.randint(0, 2, shape, generator=gen)
+        out.append(((torch.rand(shape, generator=gen) + target) / 2, target))
+    return out
+
+
+CLASSIFICATION_PAIRS = {
+    "mc_acc_micro": _pair("MulticlassAccuracy", "classification", num_classes=3, average="micro"),
+    "mc_f1_macro": _pair("MulticlassF1Score", "classification", num_classes=3),
+    "mc_acc_none": _pair("MulticlassAccuracy", "classification", num_classes=3, average=None),
+    "mc_recall_none": _pair("MulticlassRecall", "classification", num_classes=3, average=None),
+    "binary_acc": _pair("BinaryAccuracy", "classification"),
+}

@@ -11,7 +11,15 @@ import torchmetrics.wrappers as tw
 
 import lightning_metrics as lm
 import lightning_metrics.wrappers as lw
-from tests.wrappers._cases import AGGREGATION_PAIRS, SCALAR_PAIRS, assert_same, regression_batches, value_batches
+from tests.wrappers._cases import (
+    AGGREGATION_PAIRS,
+    CLASSIFICATION_PAIRS,
+    SCALAR_PAIRS,
+    assert_same,
+    multiclass_batches,
+    regression_batches,
+    value_batches,
+)
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -30,10 +38,12 @@ def _pair(build, **options):
 
 @pytest.mark.parametrize("strategy", ["poisson", "multinomial"])
 @pytest.mark.parametrize("options", OPTIONS, ids=lambda o: "-".join(o) or "default")
-@pytest.mark.parametrize("base", ["mse", "r2", "spearman"])
+@pytest.mark.parametrize("base", ["mse", "r2", "spearman", "mc_acc_micro", "mc_f1_macro"])
 def test_seeded_update_parity(base, options, strategy):
-    ours, theirs = _pair(SCALAR_PAIRS[base], num_bootstraps=7, sampling_strategy=strategy, **options)
-    for seed, batch in enumerate(regression_batches(seed=1)):
+    build = {**SCALAR_PAIRS, **CLASSIFICATION_PAIRS}[base]
+    ours, theirs = _pair(build, num_bootstraps=7, sampling_strategy=strategy, **options)
+    make = multiclass_batches if base.startswith("mc") else regression_batches
+    for seed, batch in enumerate(make(seed=1)):
         torch.manual_seed(seed)
         ours.update(*batch)
         torch.manual_seed(seed)

@@ -12,9 +12,12 @@ import lightning_metrics as lm
 import lightning_metrics.wrappers as lw
 from tests.wrappers._cases import (
     AGGREGATION_PAIRS,
+    CLASSIFICATION_PAIRS,
     SCALAR_PAIRS,
     VECTOR_PAIRS,
     assert_same,
+    binary_batches,
+    multiclass_batches,
     regression_batches,
     value_batches,
 )
@@ -52,6 +55,16 @@ def test_classwise_parity(base, options):
     ours.reset(), theirs.reset()
     _drive(ours, theirs, regression_batches(seed=99, outputs=3)[:2])
     assert ours.higher_is_better == theirs.higher_is_better
+
+
+@pytest.mark.parametrize("options", CLASSWISE_OPTIONS[:3], ids=lambda o: "-".join(o) or "default")
+@pytest.mark.parametrize("base", ["mc_acc_none", "mc_recall_none"])
+def test_classwise_classification_parity(base, options):
+    ours_base, theirs_base = CLASSIFICATION_PAIRS[base]()
+    ours, theirs = lw.ClasswiseWrapper(ours_base, **options), tw.ClasswiseWrapper(theirs_base, **options)
+    _drive(ours, theirs, multiclass_batches(seed=2), calls=["forward", "update"])
+    ours.reset(), theirs.reset()
+    _drive(ours, theirs, multiclass_batches(seed=3)[:2])
 
 
 def test_classwise_in_collection_and_attribute_access():
@@ -102,6 +115,13 @@ def test_multioutput_parity(base, options, nan_fraction):
     _drive(ours, theirs, regression_batches(seed=4, outputs=3, sizes=sizes[:2]))
 
 
+def test_multioutput_classification_parity():
+    ours_base, theirs_base = CLASSIFICATION_PAIRS["binary_acc"]()
+    ours = lw.MultioutputWrapper(ours_base, num_outputs=3)
+    theirs = tw.MultioutputWrapper(theirs_base, num_outputs=3)
+    _drive(ours, theirs, binary_batches(seed=3, outputs=3), calls=["forward", "update"])
+
+
 def test_multioutput_failed_update_leaves_every_output_unchanged():
     metric = lw.MultioutputWrapper(lm.regression.MeanSquaredError(), num_outputs=2)
     preds, target = regression_batches(seed=1, outputs=2)[0]
@@ -147,6 +167,24 @@ def test_multitask_parity(prefix, postfix):
     _drive(ours, theirs, batches[:1])
 
 
+def test_multitask_classification_and_regression_parity():
+    def build(package, collection):
+        cls, reg = package.classification, package.regression
+        wrapper = lw.MultitaskWrapper if package is lm else tw.MultitaskWrapper
+        return wrapper({
+            "cls": collection({"acc": cls.MulticlassAccuracy(3), "f1": cls.MulticlassF1Score(3)}),
+            "bin": cls.BinaryAccuracy(),
+            "reg": reg.MeanSquaredError(),
+        })
+
+    ours, theirs = build(lm, lm.MetricCollection), build(torchmetrics, torchmetrics.MetricCollection)
+    batches = [
+        ({"cls": mc[0], "bin": b[0], "reg": r[0]}, {"cls": mc[1], "bin": b[1], "reg": r[1]})
+        for mc, b, r in zip(multiclass_batches(seed=1), binary_batches(seed=1), regression_batches(seed=1))
+    ]
+    _drive(ours, theirs, batches, calls=["forward", "update"])
+
+
 def test_multitask_rejects_bad_input_without_partial_update():
     ours = _multitask(lm, lm.MetricCollection)
     preds, target = regression_batches(seed=0)[0]
@@ -176,11 +214,12 @@ def test_running_aggregation_parity(base, window):
         assert_same(ours.compute(), theirs.compute(), path=f"compute[{i}]")
 
 
-@pytest.mark.parametrize("base", ["mse", "mae", "r2", "explained_variance"])
-def test_running_regression_parity(base):
-    ours_base, theirs_base = SCALAR_PAIRS[base]()
+@pytest.mark.parametrize("base", ["mse", "mae", "r2", "explained_variance", "mc_f1_macro"])
+def test_running_parity(base):
+    ours_base, theirs_base = {**SCALAR_PAIRS, **CLASSIFICATION_PAIRS}[base]()
+    make = multiclass_batches if base.startswith("mc") else regression_batches
     ours, theirs = lw.Running(ours_base, window=2), tw.Running(theirs_base, window=2)
-    for i, batch in enumerate(regression_batches(seed=11, sizes=(8, 5, 13, 9, 4))):
+    for i, batch in enumerate(make(seed=11, sizes=(8, 5, 13, 9, 4))):
         assert_same(ours(*batch), theirs(*batch), path=f"forward[{i}]")
         assert_same(ours.compute(), theirs.compute(), path=f"compute[{i}]")
 
@@ -199,12 +238,13 @@ def test_running_with_list_states_is_the_metric_over_the_window():
 
 
 # --------------------------------------------------------------------- MinMax
-@pytest.mark.parametrize("base", ["mse", "mae", "r2", "pearson"])
+@pytest.mark.parametrize("base", ["mse", "mae", "r2", "pearson", "mc_acc_micro"])
 def test_minmax_parity_over_epochs(base):
-    ours_base, theirs_base = SCALAR_PAIRS[base]()
+    ours_base, theirs_base = {**SCALAR_PAIRS, **CLASSIFICATION_PAIRS}[base]()
+    make = multiclass_batches if base.startswith("mc") else regression_batches
     ours, theirs = lw.MinMaxMetric(ours_base), tw.MinMaxMetric(theirs_base)
     for epoch in range(4):  # update + compute + reset per epoch: the extremes span the epochs
-        for batch in regression_batches(seed=epoch):
+        for batch in make(seed=epoch):
             ours.update(*batch), theirs.update(*batch)
         assert_same(ours.compute(), theirs.compute(), path=f"epoch {epoch}")
         ours.reset(), theirs.reset()

@@ -9,15 +9,15 @@ import torchmetrics.wrappers as tw
 
 import lightning_metrics as lm
 import lightning_metrics.wrappers as lw
-from tests.wrappers._cases import SCALAR_PAIRS, assert_same, regression_batches
+from tests.wrappers._cases import CLASSIFICATION_PAIRS, SCALAR_PAIRS, assert_same, multiclass_batches, regression_batches
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 
-def _run(ours, theirs, epochs=4, use_forward=False):
+def _run(ours, theirs, epochs=4, use_forward=False, make=regression_batches):
     for epoch in range(epochs):
         ours.increment(), theirs.increment()
-        for batch in regression_batches(seed=10 + epoch):
+        for batch in make(seed=10 + epoch):
             if use_forward:
                 assert_same(ours(*batch), theirs(*batch))
             else:
@@ -50,7 +50,25 @@ def test_tracker_collection(maximize):
     _run(ours, theirs)
 
 
+def test_tracker_classification_collection_with_shared_statistic():
+    def build(package, collection):
+        cls = package.classification
+        return collection({"acc": cls.MulticlassAccuracy(3), "f1": cls.MulticlassF1Score(3),
+                           "recall": cls.MulticlassRecall(3, average="micro")})
+
+    ours = lw.MetricTracker(build(lm, lm.MetricCollection))
+    theirs = tw.MetricTracker(build(torchmetrics, torchmetrics.MetricCollection))
+    _run(ours, theirs, make=multiclass_batches, use_forward=True)
+    single_ours, single_theirs = CLASSIFICATION_PAIRS["mc_acc_micro"]()
+    _run(lw.MetricTracker(single_ours), tw.MetricTracker(single_theirs), make=multiclass_batches)
+
+
 def test_tracker_classwise_expands_maximize_and_stacks_dicts():
+    classwise = lm.MetricCollection({"acc": lw.ClasswiseWrapper(lm.classification.MulticlassAccuracy(3, average=None))})
+    tm_classwise = torchmetrics.MetricCollection(
+        {"acc": tw.ClasswiseWrapper(torchmetrics.classification.MulticlassAccuracy(3, average=None))}
+    )
+    assert lw.MetricTracker(classwise).maximize == tw.MetricTracker(tm_classwise).maximize == [True] * 3
     ours = lw.MetricTracker(lw.ClasswiseWrapper(lm.regression.MeanSquaredError(num_outputs=3)), maximize=False)
     theirs = tw.MetricTracker(
         tw.ClasswiseWrapper(torchmetrics.regression.MeanSquaredError(num_outputs=3)), maximize=False
