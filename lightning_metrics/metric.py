@@ -424,8 +424,16 @@ class Metric(nn.Module):
                 member._share_states_of(self)
             raise
         self._update_count = count + 1
-        with torch.no_grad():
-            self._merge_states(accumulated)
+        try:
+            with torch.no_grad():
+                self._merge_states(accumulated)
+        except BaseException:
+            for name, value in accumulated.items():
+                setattr(self, name, value)
+            self._update_count = count
+            for member in members:
+                member._share_states_of(self)
+            raise
         for member, value in zip(members, values):
             member._share_states_of(self)
             member._forward_cache = value
@@ -498,19 +506,25 @@ class Metric(nn.Module):
         if missing:
             raise ValueError(f"Argument `incoming_state` lacks the states {missing}")
         self._update_count += count
-        self._merge_states(incoming_state)
+        try:
+            self._merge_states(incoming_state)
+        except BaseException:
+            self._update_count -= count
+            raise
         self._computed = None
 
     def _merge_states(self, incoming: dict[str, State]) -> None:
-        for name in self._defaults:
+        merged: dict[str, State] = {}
+        for name in self._defaults:  # all or nothing: assign only once every state merged
             kind = self._reduction_kinds[name]
             current = getattr(self, name)
             if kind == "mean":  # running mean over update calls, as torchmetrics does
                 total = max(self._update_count, 1)
-                merged = ((total - 1) * incoming[name] + current).float() / total
+                merged[name] = ((total - 1) * incoming[name] + current).float() / total
             else:
-                merged = merge_two(kind, self._reductions[name], current, incoming[name])
-            setattr(self, name, merged)
+                merged[name] = merge_two(kind, self._reductions[name], current, incoming[name])
+        for name, value in merged.items():
+            setattr(self, name, value)
 
     # ---------------------------------------------------------------- sync
     def sync(
