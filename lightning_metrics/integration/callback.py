@@ -26,6 +26,11 @@ class MetricsCallback(Callback):
     epoch), an int N (every N epochs), ``"end"`` (only ``trainer.validate``/``test``), ``False``,
     or a :class:`~lightning_metrics.integration.loggers.LoggerSink` for more options.
 
+    ``track_best`` logs the best value so far and its epoch (``"val/f1_best"``,
+    ``"val/f1_best_epoch"``) and keeps them in the checkpoint; ``confidence_intervals`` logs
+    bootstrap intervals over the pooled statistic (``"val/f1_ci_low"``, ``"val/f1_ci_high"``),
+    drawn with the value in one TensorBoard margin chart. See :mod:`.tracking`.
+
     Example:
 
     >>> import lightning_metrics as lm
@@ -49,20 +54,29 @@ class MetricsCallback(Callback):
         class_names: Optional[Sequence[str]] = None,
         sinks: Iterable[Any] = (),
         plots: Any = True,
+        track_best: Any = False,
+        confidence_intervals: Union[bool, Sequence[str]] = False,
+        ci_level: float = 0.95,
+        ci_bootstraps: int = 100,
+        ci_seed: int = 0,
     ) -> None:
         self.engine = MetricsEngine(
             metrics, stages, preds_key=preds_key, target_key=target_key, extract=extract,
             separator=separator, prog_bar=prog_bar, log_on_step=log_on_step,
             class_names=class_names, sinks=[*sinks, *plot_sinks(plots)], owner=type(self).__name__,
+            track_best=track_best, confidence_intervals=confidence_intervals, ci_level=ci_level,
+            ci_bootstraps=ci_bootstraps, ci_seed=ci_seed,
         )
         self._trainer: Optional["pl.Trainer"] = None
+        # Lightning reads state_key around every hook call (profiler names): build it once
+        self._state_key = self._generate_state_key(
+            stages=tuple(self.engine.templates), metrics=self.engine.names(), separator=self.engine.router.separator
+        )
 
     @property
     @override
     def state_key(self) -> str:
-        return self._generate_state_key(
-            stages=tuple(self.engine.templates), metrics=self.engine.names(), separator=self.engine.router.separator
-        )
+        return self._state_key
 
     @property
     def results(self) -> dict[str, Any]:

@@ -343,3 +343,47 @@ def test_per_stage_metrics_dict(tmp_path: Path) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert callback.engine.stages == ("train", "val")
+
+
+def test_mixin_hook_override_without_super_is_reported(tmp_path: Path) -> None:
+    class Forgetful(lm.MetricsMixin, RecordingModel):
+        metrics_stages = ("val",)
+
+        def configure_metrics(self):
+            return {"acc": CountAccuracy()}
+
+        def validation_step(self, batch, batch_idx):
+            out = super().validation_step(batch, batch_idx)
+            self.update_metrics("val", out["preds"], out["target"])
+            return out["loss"]
+
+        def on_validation_batch_end(self, outputs, batch, batch_idx, dataloader_idx=0):
+            pass  # forgot super()
+
+    trainer = L.Trainer(**trainer_kwargs(tmp_path, max_epochs=1))
+    with pytest.raises(RuntimeError, match=r"call `super\(\)` in it"):
+        trainer.fit(Forgetful(), loader(32), loader(16))
+    with pytest.raises(ValueError, match="no metrics are configured for 'train'"):
+        Forgetful().update_metrics("train", torch.zeros(1), torch.zeros(1))
+
+
+class _PlainCounter:
+    """A foreign metric that is not even an nn.Module: update/compute/reset only."""
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def update(self, preds, target) -> None:
+        self.n += int(target.numel())
+
+    def compute(self) -> torch.Tensor:
+        return torch.tensor(float(self.n))
+
+    def reset(self) -> None:
+        self.n = 0
+
+
+def test_plain_foreign_object_is_accepted(tmp_path: Path) -> None:
+    callback = lm.MetricsCallback([_PlainCounter()], stages=("val",))
+    trainer, _ = _fit(tmp_path, callback, max_epochs=2)
+    assert float(trainer.callback_metrics["val/_PlainCounter"]) == 37.0

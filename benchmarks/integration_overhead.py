@@ -1,0 +1,183 @@
+"""Fit-time overhead of MetricsCallback vs no metrics and vs the idiomatic torchmetrics way.
+
+Run: ``python benchmarks/integration_overhead.py [--repeats 3]``. A tiny MLP (64 features,
+10 classes, batch 64) fits 2 epochs of 300 train + 75 val batches on the CPU with 8 multiclass
+metrics tracked for train and val. Every configuration runs in the same session, interleaved,
+and the median fit time of each is reported with its ratio to the no-metrics fit. Ratios use
+the process CPU time (one torch thread, no loader workers), which other processes sharing the
+machine disturb far less than the wall time; the wall times are printed too.
+
+- ``none``: no metrics at all;
+- ``callback``: ``lightning_metrics.MetricsCallback`` (steps return preds/target);
+- ``mixin``: ``lightning_metrics.MetricsMixin`` (same engine, other door);
+- ``torchmetrics log_dict``: ``self.train_metrics(preds, y)`` + ``self.log_dict(collection)`` in
+  the steps (train ``on_step=False``), the idiom of the torchmetrics docs;
+- ``torchmetrics update``: ``update`` in the steps, ``log_dict(collection.compute())`` and
+  ``reset()`` at epoch end;
+- ``ours log_dict``: the torchmetrics idiom with our metrics (import swapped).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+import warnings
+from typing import Any, Callable
+
+import lightning.pytorch as L
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+import lightning_metrics as lm  # noqa: E402
+
+FEATURES, CLASSES, BATCH, TRAIN_BATCHES, VAL_BATCHES, EPOCHS = 64, 10, 64, 300, 75, 2
+NAMES = ("MulticlassAccuracy", "MulticlassPrecision", "MulticlassRecall", "MulticlassF1Score",
+         "MulticlassSpecificity", "MulticlassJaccardIndex", "MulticlassMatthewsCorrCoef", "MulticlassCohenKappa")
+
+
+def eight_metrics(package: Any) -> dict[str, Any]:
+    """The 8 multiclass metrics, from ``lightning_metrics.classification`` or torchmetrics'."""
+    return {name: getattr(package, name)(num_classes=CLASSES) for name in NAMES}
+
+
+def loaders() -> tuple[DataLoader, DataLoader]:
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn((TRAIN_BATCHES + VAL_BATCHES) * BATCH, FEATURES, generator=g)
+    y = torch.randint(0, CLASSES, (x.shape[0],), generator=g)
+    split = TRAIN_BATCHES * BATCH
+    train = DataLoader(TensorDataset(x[:split], y[:split]), batch_size=BATCH, shuffle=True)
+    val = DataLoader(TensorDataset(x[split:], y[split:]), batch_size=BATCH)
+    return train, val
+
+
+class MLP(L.LightningModule):
+    """The plain model: its steps return preds/target, nothing else about metrics."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.net = nn.Sequential(nn.Linear(FEATURES, 64), nn.ReLU(), nn.Linear(64, CLASSES))
+
+    def training_step(self, batch: Any, batch_idx: int) -> dict[str, torch.Tensor]:
+        x, y = batch
+        logits = self.net(x)
+        return {"loss": nn.functional.cross_entropy(logits, y), "preds": logits, "target": y}
+
+    def validation_step(self, batch: Any, batch_idx: int) -> dict[str, torch.Tensor]:
+        x, y = batch
+        logits = self.net(x)
+        return {"loss": nn.functional.cross_entropy(logits, y), "preds": logits, "target": y}
+
+    def configure_optimizers(self) -> torch.optim.Optimizer:
+        return torch.optim.SGD(self.parameters(), lr=0.05)
+
+
+class MixinMLP(lm.MetricsMixin, MLP):
+    def configure_metrics(self) -> Any:
+        return lm.MetricCollection(eight_metrics(lm.classification))
+
+
+def idiomatic(collection_cls: Callable, package: Any, log_dict_in_steps: bool) -> L.LightningModule:
+    class Idiomatic(MLP):
+        def __init__(self) -> None:
+            super().__init__()
+            self.train_metrics = collection_cls(eight_metrics(package), prefix="train/")
+            self.val_metrics = collection_cls(eight_metrics(package), prefix="val/")
+
+        def training_step(self, batch: Any, batch_idx: int) -> Any:
+            out = super().training_step(batch, batch_idx)
+            if log_dict_in_steps:
+                self.train_metrics(out["preds"], out["target"])
+                self.log_dict(self.train_metrics, on_step=False, on_epoch=True)
+            else:
+                self.train_metrics.update(out["preds"], out["target"])
+            return out["loss"]
+
+        def validation_step(self, batch: Any, batch_idx: int) -> Any:
+            out = super().validation_step(batch, batch_idx)
+            self.val_metrics.update(out["preds"], out["target"])
+            if log_dict_in_steps:
+                self.log_dict(self.val_metrics)
+            return out["loss"]
+
+        def on_train_epoch_end(self) -> None:
+            if not log_dict_in_steps:
+                self.log_dict(self.train_metrics.compute())
+                self.train_metrics.reset()
+
+        def on_validation_epoch_end(self) -> None:
+            if not log_dict_in_steps:
+                self.log_dict(self.val_metrics.compute())
+                self.val_metrics.reset()
+
+    return Idiomatic()
+
+
+def configurations() -> dict[str, Callable[[], tuple[L.LightningModule, list]]]:
+    import torchmetrics
+    import torchmetrics.classification as tmc
+
+    return {
+        "none": lambda: (MLP(), []),
+        "callback": lambda: (MLP(), [lm.MetricsCallback(lm.MetricCollection(eight_metrics(lm.classification)),
+                                                        stages=("train", "val"))]),
+        "mixin": lambda: (MixinMLP(), []),
+        "torchmetrics log_dict": lambda: (idiomatic(torchmetrics.MetricCollection, tmc, True), []),
+        "torchmetrics update": lambda: (idiomatic(torchmetrics.MetricCollection, tmc, False), []),
+        "ours log_dict": lambda: (idiomatic(lm.MetricCollection, lm.classification, True), []),
+    }
+
+
+def fit_seconds(make: Callable, train: DataLoader, val: DataLoader) -> tuple[float, float, dict]:
+    model, callbacks = make()
+    trainer = L.Trainer(
+        accelerator="cpu", devices=1, max_epochs=EPOCHS, logger=False, callbacks=callbacks,
+        enable_progress_bar=False, enable_model_summary=False, enable_checkpointing=False,
+        num_sanity_val_steps=0,
+    )
+    start, start_cpu = time.perf_counter(), time.process_time()
+    trainer.fit(model, train, val)
+    return time.process_time() - start_cpu, time.perf_counter() - start, dict(trainer.callback_metrics)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    warnings.filterwarnings("ignore")
+    import logging
+
+    logging.getLogger("lightning.pytorch").setLevel(logging.ERROR)
+    torch.set_num_threads(1)
+    train, val = loaders()
+    configs = configurations()
+    times: dict[str, list[float]] = {name: [] for name in configs}
+    walls: dict[str, list[float]] = {name: [] for name in configs}
+    results: dict[str, dict] = {}
+    fit_seconds(configs["none"], train, val)  # warm-up (first-call costs, allocator)
+    for _ in range(args.repeats):
+        for name, make in configs.items():
+            cpu, wall, results[name] = fit_seconds(make, train, val)
+            times[name].append(cpu)
+            walls[name].append(wall)
+    base = statistics.median(times["none"])
+    tm = statistics.median(times["torchmetrics log_dict"])
+    print(f"{'configuration':<24}{'median cpu s':>14}{'vs none':>10}{'vs tm log_dict':>16}{'median wall s':>15}")
+    for name, values in times.items():
+        median = statistics.median(values)
+        wall = statistics.median(walls[name])
+        print(f"{name:<24}{median:>14.2f}{median / base:>9.2f}x{median / tm:>15.2f}x{wall:>15.2f}")
+    ours, theirs = results["callback"], results["torchmetrics log_dict"]
+    same = all(
+        torch.allclose(ours[key].double(), theirs[key].double(), rtol=1e-5, atol=1e-6) for key in ours if key in theirs
+    )
+    print(f"callback values equal torchmetrics' ({len([k for k in ours if k in theirs])} keys): {same}")
+
+
+if __name__ == "__main__":
+    main()
