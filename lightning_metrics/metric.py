@@ -214,6 +214,10 @@ class Metric(nn.Module):
     higher_is_better: Optional[bool] = None
     full_state_update: Optional[bool] = None
 
+    # States whose dtype is part of their accuracy (e.g. float64 moments): device moves apply,
+    # dtype casts (``set_dtype``, ``.to(dtype)``) do not.
+    exact_dtype_states: tuple[str, ...] = ()
+
     # Optional plotting hints, read by ``lightning_metrics.plotting`` (torchmetrics names).
     plot_lower_bound: Optional[float] = None
     plot_upper_bound: Optional[float] = None
@@ -648,11 +652,17 @@ class Metric(nn.Module):
         qualname = getattr(fn, "__qualname__", str(fn))
         if not self._dtype_convert and any(cast in qualname for cast in _DTYPE_CASTS):
             return this  # Lightning's precision casts must not touch integer-exact states
+        exact = type(this).exact_dtype_states
+
+        def convert(name: str, tensor: Tensor) -> Tensor:
+            out = fn(tensor)
+            return out.to(tensor.dtype) if name in exact and out.dtype != tensor.dtype else out
+
         for name, default in this._defaults.items():
             if isinstance(default, Tensor):
-                this._defaults[name] = fn(default)
+                this._defaults[name] = convert(name, default)
             value = getattr(this, name)
-            setattr(this, name, fn(value) if isinstance(value, Tensor) else [fn(v) for v in value])
+            setattr(this, name, convert(name, value) if isinstance(value, Tensor) else [convert(name, v) for v in value])
         probe = fn(torch.zeros((), device=self._device, dtype=self._dtype))
         this._device = probe.device
         if probe.is_floating_point():

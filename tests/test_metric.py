@@ -281,3 +281,13 @@ def test_compositional_forward_and_reset():
     assert total.compute() == 6.0
     total.reset()
     assert total.metric_a.update_count == 0
+
+
+def test_exact_dtype_states_survive_casts():
+    from lightning_metrics.regression import R2Score
+
+    metric = R2Score()
+    metric.update(torch.tensor([1.0, 2.0, 3.0]), torch.tensor([1.0, 2.5, 2.0]))
+    metric.set_dtype(torch.float16)
+    metric.to(torch.float32)
+    assert metric.moments.dtype == torch.float64
