@@ -324,6 +324,24 @@ def writable(loggers: Sequence[Any]) -> bool:
     return any(logger_kind(lg) != "files" or _file_directory(lg) is not None for lg in loggers)
 
 
+def write_margin_charts(loggers: Sequence[Any], charts: dict, category: str = "confidence intervals") -> int:
+    """Show each value with its interval in one TensorBoard margin chart (custom-scalars layout).
+
+    ``charts`` maps a chart title to the logged keys ``(value, low, high)``. TensorBoard keeps the
+    last layout of a run, so pass every chart each time. Returns how many loggers got it.
+    (Added for the engine's confidence intervals, issue 9.)
+    """
+    written = 0
+    for logger in loggers:
+        if logger_kind(logger) != "tensorboard":
+            continue
+        prefix, join = getattr(logger, "_prefix", ""), getattr(logger, "LOGGER_JOIN_CHAR", "-")
+        tags = {title: [f"{prefix}{join}{k}" if prefix else k for k in keys] for title, keys in charts.items()}
+        logger.experiment.add_custom_scalars({category: {title: ["Margin", t] for title, t in tags.items()}})
+        written += 1
+    return written
+
+
 def log_result(
     loggers: Union[Any, Sequence[Any]],
     stage: str,

@@ -42,6 +42,10 @@ class MetricsMixin:
     metrics_log_on_step: Union[bool, Sequence[str]] = False
     metrics_class_names: Optional[Sequence[str]] = None
     metrics_plots: Any = True  # images of non-scalars: True, every N epochs, "end", False or a LoggerSink
+    metrics_track_best: Any = False  # names (or True) whose best so far is logged as "{stage}/{name}_best"
+    metrics_confidence_intervals: Union[bool, Sequence[str]] = False  # "{stage}/{name}_ci_low"/"_ci_high"
+    metrics_ci_level: float = 0.95
+    metrics_ci_bootstraps: int = 100
 
     def configure_metrics(self) -> Any:
         """Return the metrics: a metric, a collection, a dict/list of them, or a dict per stage."""
@@ -79,6 +83,10 @@ class MetricsMixin:
             sinks=plot_sinks(self.metrics_plots),
             store=store,
             owner=type(self).__name__,
+            track_best=self.metrics_track_best,
+            confidence_intervals=self.metrics_confidence_intervals,
+            ci_level=self.metrics_ci_level,
+            ci_bootstraps=self.metrics_ci_bootstraps,
         )
         self.__dict__["_metrics_engine"] = engine
         for stage in engine.templates:

@@ -123,6 +123,13 @@ class BootStrapper(WrapperMetric):
                 f"got args of types {[type(a).__name__ for a in args]} and kwargs {sorted(kwargs)}"
             )
         size = len(sample)
+        sizes: list[int] = []
+        apply_to_tensors((args, kwargs), lambda t: (sizes.append(len(t)) if t.ndim else None) or t)
+        if any(n != size for n in sizes):  # shapes only, no host sync; index_select would raise IndexError
+            raise ValueError(
+                f"BootStrapper: every tensor input (`preds`, `target`, ...) must have the same length in dim 0 "
+                f"to be resampled together, got lengths {sizes}"
+            )
         out: list[Optional[tuple[tuple, dict]]] = []
         for _ in range(self.num_bootstraps):
             index = bootstrap_indices(size, self.sampling_strategy, self.generator)
@@ -138,11 +145,18 @@ class BootStrapper(WrapperMetric):
 
     def update(self, *args: Any, **kwargs: Any) -> None:
         """Update every copy with its own resample of the inputs (all copies or none)."""
-        resamples = self._resampled(args, kwargs)
-        with rollback_on_error(self._child_metrics()):
-            for metric, resample in zip(self.metrics, resamples):
-                if resample is not None:
-                    metric.update(*resample[0], **resample[1])
+        # a rejected batch must not advance the metric's own generator either (the global RNG is left alone)
+        generator_state = self.generator.get_state() if self.generator is not None else None
+        try:
+            resamples = self._resampled(args, kwargs)
+            with rollback_on_error(self._child_metrics()):
+                for metric, resample in zip(self.metrics, resamples):
+                    if resample is not None:
+                        metric.update(*resample[0], **resample[1])
+        except BaseException:
+            if generator_state is not None:
+                self.generator.set_state(generator_state)
+            raise
 
     def compute(self) -> dict[str, Tensor]:
         """``mean``/``std``/``quantile``/``raw`` of the copies' values, as configured."""

@@ -65,9 +65,10 @@ class MinMaxMetric(WrapperMetric):
 
     def forward(self, *args: Any, **kwargs: Any) -> dict[str, Tensor]:
         """Accumulate the batch; return its value (``raw``) and the extremes including it."""
+        value = self._base_metric(*args, **kwargs)  # first: a rejected batch must not be counted
         self._computed = None
         self._update_count += 1
-        return self._track(self._base_metric(*args, **kwargs))
+        return self._track(value)
 
     def _track(self, value: Union[float, Tensor]) -> dict[str, Tensor]:
         if isinstance(value, (int, float)) and not isinstance(value, bool):

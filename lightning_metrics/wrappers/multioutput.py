@@ -72,8 +72,8 @@ class MultioutputWrapper(WrapperMetric):
         for value in [*args, *kwargs.values()]:
             if isinstance(value, Tensor) and value.ndim and value.shape[self.output_dim] < len(self.metrics):
                 raise ValueError(
-                    f"MultioutputWrapper: expected {len(self.metrics)} outputs along dim {self.output_dim} of every "
-                    f"input, got an input of shape {tuple(value.shape)}"
+                    f"MultioutputWrapper: expected `num_outputs`={len(self.metrics)} outputs along dim "
+                    f"{self.output_dim} of every input, got an input of shape {tuple(value.shape)}"
                 )
         out = []
         for i in range(len(self.metrics)):

@@ -1,0 +1,384 @@
+"""Best-so-far values and bootstrap confidence intervals, for the engine.
+
+**Best so far.** For the metrics named in ``track_best`` the engine logs, next to each epoch
+value ``"{stage}/{name}"``, the best value so far ``"{stage}/{name}_best"`` and the epoch it came
+from ``"{stage}/{name}_best_epoch"``, in the direction of the metric's ``higher_is_better``.
+The best values are part of the callback's checkpoint state.
+
+**Confidence intervals.** For the metrics named in ``confidence_intervals`` the engine logs
+``"{stage}/{name}_ci_low"`` and ``"{stage}/{name}_ci_high"``, a percentile bootstrap interval
+over the pooled statistic: a :class:`PooledBootstrap` keeps ``num_bootstraps`` replicates of the
+metric's statistic, and every batch adds to each replicate its rows repeated ``Poisson(1)``
+times (the streaming bootstrap: no data is kept). At epoch end the replicates, pooled over all
+batches and all processes (they sync in the stage's one fused exchange), each give one value of
+the metric; the interval is their ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles. Metrics
+that share a statistic (``statistic_spec``) share the replicates, so intervals for accuracy,
+F1 and recall of one confusion matrix cost one set of replicate updates.
+
+**Multitask.** A task of a ``MultitaskWrapper`` that holds a single metric is logged as a
+one-metric collection, so every task logs under ``"{stage}/{task}/{name}"``.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from copy import deepcopy
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
+
+import torch
+from torch import Tensor, nn
+
+from lightning_metrics.collection import MetricCollection
+from lightning_metrics.metric import Metric
+from lightning_metrics.utilities.checks import check_type
+from lightning_metrics.wrappers._base import apply_to_tensors, first_tensor, rollback_on_error
+from lightning_metrics.wrappers.multitask import MultitaskWrapper
+
+CI_MARK = "@ci"  # in the collection keys of the bootstrap replicates and of their results
+_SUFFIX = re.compile(r"(/dataloader_idx_\d+)$")
+Names = Union[bool, Sequence[str], Mapping[str, str]]
+
+
+def check_interval_args(num_bootstraps: Any, level: Any, names: tuple[str, str] = ("num_bootstraps", "level")) -> None:
+    """Raise ``ValueError`` unless ``num_bootstraps >= 2`` is an integer and ``0 < level < 1``.
+
+    >>> check_interval_args(100, 1.5, ("ci_bootstraps", "ci_level"))
+    Traceback (most recent call last):
+    ...
+    ValueError: Argument `ci_level` must be a number in (0, 1), got 1.5
+    """
+    if isinstance(num_bootstraps, bool) or not isinstance(num_bootstraps, int) or num_bootstraps < 2:
+        raise ValueError(f"Argument `{names[0]}` must be an integer >= 2, got {num_bootstraps!r}")
+    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
+        raise ValueError(f"Argument `{names[1]}` must be a number in (0, 1), got {level!r}")
+
+
+def _fresh(metric: Metric) -> Metric:
+    copy = deepcopy(metric)
+    copy.reset()
+    return copy
+
+
+class PooledBootstrap(Metric):
+    """Poisson-bootstrap replicates of one statistic, read by one or more metrics.
+
+    Args:
+        leader: the metric whose ``update`` builds the statistic (a template; it is copied).
+        evaluators: name -> metric computing a value from that statistic (equal
+            ``statistic_spec``, or the leader itself).
+        num_bootstraps: the number of replicates.
+        level: the coverage of the intervals, in (0, 1).
+        seed: the seed of the resampling; each process adds its rank, so ranks draw
+            independently and runs are reproducible.
+
+    ``compute`` returns ``{f"{name}@ci": tensor([low, high])}``.
+
+    >>> import torch
+    >>> from lightning_metrics.aggregation import MeanMetric
+    >>> boot = PooledBootstrap(MeanMetric(), {"mean": MeanMetric()}, num_bootstraps=200)
+    >>> boot.update(torch.arange(1000.0))
+    >>> low, high = boot.compute()["mean@ci"]
+    >>> bool(460 < low < 499.5 < high < 540)
+    True
+    """
+
+    full_state_update = False
+
+    def __init__(self, leader: Metric, evaluators: Mapping[str, Metric], num_bootstraps: int = 100,
+                 level: float = 0.95, seed: int = 0) -> None:
+        super().__init__()
+        check_interval_args(num_bootstraps, level)
+        self.replicates = nn.ModuleList([_fresh(leader) for _ in range(num_bootstraps)])
+        self.evaluators = nn.ModuleDict({name: _fresh(metric) for name, metric in evaluators.items()})
+        for evaluator in self.evaluators.values():
+            # evaluators read replicates that are already pooled: they never sync themselves
+            evaluator.sync_on_compute = False
+            evaluator._to_sync = False
+        self.level, self.seed = float(level), int(seed)
+        self._generator: Optional[torch.Generator] = None
+
+    def _sync_tree(self) -> list[Metric]:
+        # the evaluators only borrow a replicate's states in compute: nothing of theirs to sync
+        return [m for m in (self, *self.replicates) if not m._is_synced]
+
+    def _rng(self) -> torch.Generator:
+        if self._generator is None:
+            rank = torch.distributed.get_rank() if self.distributed_available_fn() else 0
+            self._generator = torch.Generator().manual_seed(self.seed + 7919 * rank)
+        return self._generator
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        """Add the batch to every replicate, each row repeated ``Poisson(1)`` times."""
+        sample = first_tensor(*args, *kwargs.values())
+        if sample is None:
+            raise ValueError("PooledBootstrap: none of the inputs is a tensor, so there are no rows to resample")
+        counts = torch.poisson(torch.ones(len(self.replicates), len(sample)), generator=self._rng()).long()
+        with rollback_on_error(self.replicates):
+            for replicate, count in zip(self.replicates, counts):
+                index = torch.repeat_interleave(count)
+                if index.numel() == 0:
+                    continue
+
+                def select(t: Tensor, index: Tensor = index) -> Tensor:
+                    return t.index_select(0, index.to(t.device))
+
+                replicate.update(*apply_to_tensors(args, select), **apply_to_tensors(kwargs, select))
+
+    def forward(self, *args: Any, **kwargs: Any) -> None:
+        """Accumulate the batch; there is no batch value (intervals are for the epoch)."""
+        self.update(*args, **kwargs)
+
+    def compute(self) -> dict[str, Tensor]:
+        """The interval of every evaluator over the replicates that received data."""
+        used = [r for r in self.replicates if r._update_count > 0]
+        out = {}
+        for name, evaluator in self.evaluators.items():
+            values = []
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # e.g. zero division in a small replicate
+                for replicate in used:
+                    evaluator._share_states_of(replicate)
+                    values.append(torch.as_tensor(evaluator.compute()).detach().float())
+            evaluator._reset_states_only()
+            if not values:
+                out[f"{name}{CI_MARK}"] = torch.full((2,), float("nan"))
+                continue
+            stacked = torch.stack(values)
+            q = torch.tensor([(1 - self.level) / 2, (1 + self.level) / 2], device=stacked.device)
+            out[f"{name}{CI_MARK}"] = torch.nanquantile(stacked, q, dim=0)
+        return out
+
+    def reset(self) -> None:
+        super().reset()
+        for metric in (*self.replicates, *self.evaluators.values()):
+            metric.reset()
+
+
+class Tracking:
+    """The engine's best-so-far and confidence-interval bookkeeping (see the module docstring).
+
+    Args:
+        track_best: ``True`` for every scalar, a list of result names (``"f1"``, ``"f1/cat"``,
+            ``"task/acc"``), or a dict from name to ``"max"``/``"min"`` to override
+            ``higher_is_better``.
+        confidence_intervals: ``True`` for every scalar metric of ours, or a list of metric names.
+        ci_level: the coverage of the intervals.
+        ci_bootstraps: the number of bootstrap replicates.
+        ci_seed: the seed of the resampling (plus the process rank).
+        separator: the engine's separator.
+
+    >>> import torch
+    >>> tracking = Tracking(track_best={"loss": "min"})
+    >>> tracking.best_logs("val/loss", torch.tensor(0.5), epoch=0, lookup=lambda stage, name: None)
+    [('val/loss_best', tensor(0.5000)), ('val/loss_best_epoch', tensor(0.))]
+    >>> tracking.best_logs("val/loss", torch.tensor(0.7), epoch=1, lookup=lambda stage, name: None)
+    [('val/loss_best', tensor(0.5000)), ('val/loss_best_epoch', tensor(0.))]
+    """
+
+    def __init__(self, track_best: Names = False, confidence_intervals: Union[bool, Sequence[str]] = False,
+                 ci_level: float = 0.95, ci_bootstraps: int = 100, ci_seed: int = 0, separator: str = "/") -> None:
+        self.best_modes = _parse_best(track_best)
+        self.track_all = track_best is True
+        if confidence_intervals is True or confidence_intervals is False:
+            self.ci_names: Union[bool, tuple[str, ...]] = confidence_intervals
+        elif isinstance(confidence_intervals, str) or not all(isinstance(n, str) for n in confidence_intervals):
+            raise TypeError(
+                f"Argument `confidence_intervals` must be a bool or a list of metric names, got {confidence_intervals!r}"
+            )
+        else:
+            self.ci_names = tuple(confidence_intervals)
+        check_interval_args(ci_bootstraps, ci_level, ("ci_bootstraps", "ci_level"))
+        check_type("ci_seed", ci_seed, int)
+        self.ci_level, self.ci_bootstraps, self.ci_seed = ci_level, ci_bootstraps, ci_seed
+        self.separator = separator
+        self.best: dict[str, dict[str, Any]] = {}  # logged key -> {"value": float, "epoch": int}
+        self.margin_charts: dict[str, tuple[str, str, str]] = {}  # value key -> (value, low, high) keys
+        self._written_charts: set = set()
+        self._ci_found: set = set()
+
+    @property
+    def active(self) -> bool:
+        return bool(self.best_modes or self.track_all or self.ci_names)
+
+    # ------------------------------------------------------------ templates
+    def prepare(self, native: Optional[MetricCollection], owner: str) -> None:
+        """Adapt one stage's template: multitask naming, then the bootstrap replicates."""
+        if native is not None:
+            _name_single_tasks(native)
+            if self.ci_names:
+                self._attach_bootstraps(native, owner)
+
+    def check_found(self, owner: str, available: Sequence[str]) -> None:
+        """After :meth:`prepare` of every stage: each name in ``confidence_intervals`` was found."""
+        if self.ci_names is True or not self.ci_names:
+            return
+        missing = [n for n in self.ci_names if n not in self._ci_found]
+        if missing:
+            raise ValueError(
+                f"{owner}: argument `confidence_intervals` names {missing}, which are not among our metrics "
+                f"{sorted(set(available))} (intervals need lightning_metrics metrics)"
+            )
+
+    def _attach_bootstraps(self, native: MetricCollection, owner: str) -> None:
+        names = list(native.keys(keep_base=True))
+        if self.ci_names is True:
+            wanted = [n for n in names if _interval_capable(native[n])]
+        else:
+            wanted = []
+            for requested in self.ci_names:
+                match = [n for n in names if requested in (n, native._set_name(n))]
+                if not match:
+                    continue  # maybe in another stage; check_found reports names found nowhere
+                self._ci_found.add(requested)
+                if not _interval_capable(native[match[0]]):
+                    raise ValueError(
+                        f"{owner}: argument `confidence_intervals`: {requested!r} is a "
+                        f"{type(native[match[0]]).__name__}, whose value is not one statistic of the batch rows "
+                        "(wrappers and collections of metrics have no interval)"
+                    )
+                wanted.append(match[0])
+        shadows = {}
+        for index, group in enumerate(native.compute_groups.values()):
+            members = [n for n in group if n in wanted]
+            if members:
+                shadows[f"{CI_MARK}{index}"] = PooledBootstrap(
+                    native[group[0]], {n: native[n] for n in members}, self.ci_bootstraps, self.ci_level,
+                    self.ci_seed + 1000003 * index,
+                )
+        if shadows:
+            native.add_metrics(shadows)
+
+    # -------------------------------------------------------------- results
+    def split_intervals(self, native: Optional[MetricCollection], values: dict[str, Any]) -> tuple[dict, dict]:
+        """Remove the bootstrap entries from ``values``; return them as result name -> (low, high)."""
+        intervals: dict[str, tuple[Tensor, Tensor]] = {}
+        if native is None or not self.ci_names:
+            return values, intervals
+        for name, metric in native.items(keep_base=True):
+            if isinstance(metric, PooledBootstrap):
+                for key, bounds in metric.compute().items():  # cached: computed with the collection
+                    intervals[native._set_name(key[: -len(CI_MARK)])] = (bounds[0], bounds[1])
+        return {k: v for k, v in values.items() if CI_MARK not in k}, intervals
+
+    def interval_keys(self, key: str) -> tuple[str, str]:
+        """The logged keys of the interval of ``key`` (before any dataloader suffix)."""
+        base, suffix = _split_suffix(key)
+        self.margin_charts.setdefault(key, (key, f"{base}_ci_low{suffix}", f"{base}_ci_high{suffix}"))
+        return f"{base}_ci_low{suffix}", f"{base}_ci_high{suffix}"
+
+    # ------------------------------------------------------------ best so far
+    def best_logs(self, key: str, value: Tensor, epoch: int, lookup: Callable[[str, str], Any]) -> list[tuple[str, Tensor]]:
+        """Record the epoch value of ``key`` (``"{stage}/{name}"`` plus any dataloader suffix);
+        return the keys and values to log: the best so far and its epoch (or nothing).
+
+        ``lookup(stage, name)`` gives the metric behind a result, for its ``higher_is_better``.
+        A NaN value never becomes the best.
+        """
+        stage, _, rest = key.partition(self.separator)
+        name, suffix = _split_suffix(rest)
+        if not (self.track_all or name in self.best_modes):
+            return []
+        mode = self.best_modes.get(name)
+        maximize = mode == "max" if mode is not None else getattr(lookup(stage, name), "higher_is_better", None)
+        if not isinstance(maximize, bool):
+            if self.track_all:
+                return []  # no direction: nothing to track, and nobody asked for this one by name
+            raise ValueError(
+                f"Argument `track_best`: {name!r} has no `higher_is_better`; give its direction as "
+                f"track_best={{{name!r}: 'max'}} or 'min'"
+            )
+        current = float(value)
+        entry = self.best.get(key)
+        improves = entry is None or (current > entry["value"] if maximize else current < entry["value"])
+        if current == current and improves:  # NaN is never the best
+            entry = self.best[key] = {"value": current, "epoch": int(epoch)}
+        if entry is None:
+            return []
+        dtype = value.dtype if value.is_floating_point() else torch.float32
+        head = f"{stage}{self.separator}{name}"
+        return [
+            (f"{head}_best{suffix}", torch.tensor(entry["value"], dtype=dtype, device=value.device)),
+            (f"{head}_best_epoch{suffix}", torch.tensor(float(entry["epoch"]), device=value.device)),
+        ]
+
+    # --------------------------------------------------------------- state
+    def state_dict(self) -> dict[str, Any]:
+        return {key: dict(entry) for key, entry in self.best.items()}
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        self.best = {str(k): {"value": float(v["value"]), "epoch": int(v["epoch"])} for k, v in state.items()}
+
+    # ----------------------------------------------------------- TensorBoard
+    def pending_charts(self) -> Optional[dict[str, tuple[str, str, str]]]:
+        """Every margin chart so far, when some are new since the last call (else ``None``)."""
+        if set(self.margin_charts) <= self._written_charts:
+            return None
+        self._written_charts = set(self.margin_charts)
+        return dict(self.margin_charts)
+
+
+def _parse_best(track_best: Names) -> dict[str, Optional[str]]:
+    if track_best is True or track_best is False or track_best is None:
+        return {}
+    if isinstance(track_best, Mapping):
+        for name, mode in track_best.items():
+            if mode not in ("max", "min", None):
+                raise ValueError(f"Argument `track_best`: the mode of {name!r} must be 'max', 'min' or None, got {mode!r}")
+        return dict(track_best)
+    if isinstance(track_best, str) or not all(isinstance(n, str) for n in track_best):
+        raise TypeError(f"Argument `track_best` must be a bool, a list of names or a dict of modes, got {track_best!r}")
+    return {name: None for name in track_best}
+
+
+def _split_suffix(key: str) -> tuple[str, str]:
+    match = _SUFFIX.search(key)
+    return (key[: match.start()], match.group(1)) if match else (key, "")
+
+
+def _interval_capable(metric: Any) -> bool:
+    # a wrapper's value is not a function of one statistic of the rows (or is a dict)
+    from lightning_metrics.wrappers._base import WrapperMetric
+
+    return isinstance(metric, Metric) and not isinstance(metric, WrapperMetric) and not metric._modules
+
+
+def _name_single_tasks(native: MetricCollection) -> None:
+    """Give each single-metric task of a ``MultitaskWrapper`` a name: its result becomes
+    ``{name: value}``, so it logs as ``"{stage}/{task}/{name}"`` like a collection's metrics.
+
+    The name is the wrapper's key in the user's metrics, or the metric's class name when the
+    wrapper was passed alone (keyed by its own class name).
+    """
+    for key, metric in native.items(keep_base=True):
+        if not isinstance(metric, MultitaskWrapper):
+            continue
+        for task, task_metric in list(metric.task_metrics.items()):
+            if isinstance(task_metric, Metric):
+                name = type(task_metric).__name__ if key == type(metric).__name__ else key
+                metric.task_metrics[task] = MetricCollection({name: task_metric})
+
+
+def find_metric(native: Optional[MetricCollection], name: str, separator: str) -> Any:
+    """The metric behind result ``name`` (``"f1"``, ``"f1/cat"``, ``"task/acc"``), or ``None``."""
+    if native is None:
+        return None
+    parts = name.split(separator)
+    for cut in range(len(parts), 0, -1):
+        head = separator.join(parts[:cut])
+        try:
+            return native[head]
+        except KeyError:
+            pass
+    for metric in native.values():  # results of a multitask wrapper: "{task}/{name}"
+        if isinstance(metric, MultitaskWrapper) and len(parts) >= 2:
+            for task, task_metric in metric.task_metrics.items():
+                if metric._name(task) == parts[0]:
+                    inner = task_metric
+                    if isinstance(inner, MetricCollection):
+                        try:
+                            inner = inner[parts[1]]
+                        except KeyError:
+                            continue
+                    return inner
+    return None
