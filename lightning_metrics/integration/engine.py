@@ -28,6 +28,7 @@ from torch import Tensor
 from lightning_metrics.integration.routing import ResultKind, RouteContext, Router, classify
 from lightning_metrics.integration.sampler import ShardPadding, leading_len, plan_padding, trim_batch
 from lightning_metrics.integration.stage_metrics import StageMetrics
+from lightning_metrics.integration.tracking import Names, Tracking, find_metric
 from lightning_metrics.utilities.checks import check_choice, check_type
 
 STAGES = ("train", "val", "test")
@@ -67,6 +68,12 @@ class MetricsEngine:
         sinks: writers of non-scalar results (see :mod:`.routing`).
         store: where the per-stage clones live (the mixin passes an ``nn.ModuleDict``).
         owner: the name used in messages.
+        track_best: log ``"{stage}/{name}_best"`` and ``"{stage}/{name}_best_epoch"`` for these
+            result names (``True``: all; a dict gives ``"max"``/``"min"`` per name), by the
+            metric's ``higher_is_better``; see :mod:`.tracking`.
+        confidence_intervals: log ``"{stage}/{name}_ci_low"``/``"_ci_high"`` for these metrics
+            (``True``: all of ours), a bootstrap over the pooled statistic at ``ci_level`` with
+            ``ci_bootstraps`` replicates, resampled from seed ``ci_seed`` (plus the rank).
 
     The TensorBoard routing plugs in through ``sinks`` (or ``engine.router.sinks``), see
     :class:`~lightning_metrics.integration.routing.Router`.
@@ -92,6 +99,11 @@ class MetricsEngine:
         sinks: Iterable[Any] = (),
         store: Optional[MutableMapping[str, StageMetrics]] = None,
         owner: str = "MetricsCallback",
+        track_best: Names = False,
+        confidence_intervals: Union[bool, Sequence[str]] = False,
+        ci_level: float = 0.95,
+        ci_bootstraps: int = 100,
+        ci_seed: int = 0,
     ) -> None:
         per_stage = _is_per_stage(metrics)
         if stages is None:
@@ -118,6 +130,7 @@ class MetricsEngine:
             raise TypeError(f"Argument `class_names` must be a sequence of names or None, got {class_names!r}")
 
         self.stages = tuple(dict.fromkeys(stages))
+        self.tracking = Tracking(track_best, confidence_intervals, ci_level, ci_bootstraps, ci_seed, separator)
         self.templates: dict[str, StageMetrics] = {}
         for stage in self.stages:
             if per_stage and stage not in metrics:
@@ -125,6 +138,8 @@ class MetricsEngine:
             source = metrics[stage] if per_stage else metrics
             # each stage owns a pristine template; per-dataloader clones are copied from it
             self.templates[stage] = deepcopy(StageMetrics.build(source))
+            self.tracking.prepare(self.templates[stage].native, owner)  # multitask names, bootstrap replicates
+        self.tracking.check_found(owner, [n for t in self.templates.values() for n in t.names()])
         self.preds_key, self.target_key, self.extract_fn = preds_key, target_key, extract
         self.step_stages = frozenset(step_stages)
         self.owner = owner
@@ -245,7 +260,7 @@ class MetricsEngine:
             # every rank: the sync is a collective; the states stay merged while the sinks read them
             # (PR-curve counts, calibration bins), so rank zero draws from all ranks' data
             with metrics.synced():
-                values = metrics.compute()
+                values, intervals = self.tracking.split_intervals(metrics.native, metrics.compute())
                 suffix_idx = idx if several else None
                 for name, value in values.items():
                     value = _detach(value)
@@ -253,7 +268,14 @@ class MetricsEngine:
                     self.router.route_value(
                         stage, name, value, context, suffix_idx, metrics.num_classes(name), metric=metrics.metric(name)
                     )
+                    if name in intervals:
+                        self._log_interval(trainer, pl_module, stage, name, suffix_idx, intervals[name])
             metrics.reset()
+        charts = self.tracking.pending_charts() if trainer.is_global_zero else None
+        if charts:
+            from lightning_metrics.integration.loggers import write_margin_charts
+
+            write_margin_charts(trainer.loggers, charts)
         # loaders may be reloaded and the module moved before the next epoch: resolve again
         self._plans = {k: v for k, v in self._plans.items() if k[0] != stage}
         self._active = {k: v for k, v in self._active.items() if k[0] != stage}
@@ -266,10 +288,11 @@ class MetricsEngine:
             for idx in range(self._num_dataloaders(trainer, stage)):
                 metrics = self.metrics_for(stage, idx, trainer)
                 out[self.store_key(stage, idx)] = metrics.merged_state()
-        return {"metrics": out}
+        return {"metrics": out, "best": self.tracking.state_dict()}
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Keep the merged states; rank zero applies them when the metrics are next used."""
+        self.tracking.load_state_dict(state.get("best", {}))  # equal on every rank: all keep them
         self._pending_load = dict(state.get("metrics", {}))
         self._active.clear()  # the next batch resolves its metrics through metrics_for, which applies them
         for key in list(self._pending_load):
@@ -347,7 +370,18 @@ class MetricsEngine:
                 add_dataloader_idx=False, batch_size=1,
             )
 
-    def _log_epoch(self, trainer: Any, pl_module: Any, key: str, value: Tensor, prog_bar: bool) -> None:
+    def _log_interval(self, trainer: Any, pl_module: Any, stage: str, name: str, dataloader_idx: Optional[int],
+                      bounds: tuple[Tensor, Tensor]) -> None:
+        key = self.router.key(stage, name) + ("" if dataloader_idx is None else f"/dataloader_idx_{dataloader_idx}")
+        if bounds[0].numel() != 1:
+            self._warn_once(("interval", key), f"{self.owner}: no interval is logged for {key!r}: it is not a scalar.")
+            return
+        for bound_key, bound in zip(self.tracking.interval_keys(key), bounds):
+            self.results[bound_key] = bound.detach()
+            self._log_epoch(trainer, pl_module, bound_key, bound.detach().reshape(()).float(), False, track=False)
+
+    def _log_epoch(self, trainer: Any, pl_module: Any, key: str, value: Tensor, prog_bar: bool,
+                   track: bool = True) -> None:
         if trainer.world_size > 1 and key not in self._quiet_keys:
             # The value is computed from synced states, equal on every rank: Lightning's advice to
             # pass sync_dist=True would only add one all_reduce per key. Silence it for our keys.
@@ -361,6 +395,18 @@ class MetricsEngine:
             key, value, prog_bar=prog_bar, logger=True, on_step=False, on_epoch=True, sync_dist=False,
             add_dataloader_idx=False, batch_size=1,
         )
+        if track:  # the best so far of the metrics that track it (same value on every rank)
+            for best_key, best in self.tracking.best_logs(key, value, trainer.current_epoch, self._metric_of):
+                self.results[best_key] = best
+                self._log_epoch(trainer, pl_module, best_key, best, False, track=False)
+
+    def _metric_of(self, stage: str, name: str) -> Any:
+        """The metric behind result ``name`` of ``stage`` (its template), or None."""
+        template = self.templates.get(stage)
+        if template is None:
+            return None
+        metric = template.metric(name)
+        return metric if metric is not None else find_metric(template.native, name, self.router.separator)
 
     def _dataloader_indices(self, trainer: Any, stage: str) -> list[int]:
         if stage == "train":
