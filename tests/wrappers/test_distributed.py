@@ -9,7 +9,8 @@ import torch
 import lightning_metrics as lm
 import lightning_metrics.wrappers as lw
 from tests._distributed import CollectiveCounter, run_distributed
-from tests.wrappers._cases import regression_batches
+from lightning_metrics.integration.tracking import PooledBootstrap, Tracking
+from tests.wrappers._cases import multiclass_batches, regression_batches
 
 pytestmark = [pytest.mark.timeout(240), pytest.mark.filterwarnings("ignore::UserWarning")]
 
@@ -40,6 +41,14 @@ def _tracker_and_multitask():
     return tracker, multitask
 
 
+def _with_intervals() -> lm.MetricCollection:
+    """The engine's set-up: acc and f1 share one statistic, so one PooledBootstrap serves both."""
+    cls = lm.classification
+    collection = lm.MetricCollection({"acc": cls.MulticlassAccuracy(3), "f1": cls.MulticlassF1Score(3)})
+    Tracking(confidence_intervals=True, ci_bootstraps=NUM_BOOTSTRAPS).prepare(collection, "test")
+    return collection
+
+
 def _worker(rank: int, world: int):
     torch.set_num_threads(1)  # two processes on a shared 2-core machine
     out = {}
@@ -65,6 +74,13 @@ def _worker(rank: int, world: int):
     with CollectiveCounter() as counter:
         tasks = multitask.compute()
     out["multitask"] = (counter.total, dict(counter.calls), tasks)
+
+    collection = _with_intervals()
+    for batch in multiclass_batches(seed=rank, sizes=(9, 14) if rank == 0 else (11,)):
+        collection.update(*batch)
+    with CollectiveCounter() as counter:
+        values = collection.compute()
+    out["intervals"] = (counter.total, dict(counter.calls), values)
     return out
 
 
@@ -88,6 +104,14 @@ def _single_process_reference():
             multitask.update({"a": batch[0], "b": batch[0]}, {"a": batch[1], "b": batch[1]})
     ref["tracker"] = tracker.compute_all()
     ref["multitask"] = multitask.compute()
+    collection = _with_intervals()
+    shadow = next(m for m in collection.values() if isinstance(m, PooledBootstrap))
+    for rank in (0, 1):
+        shadow._generator = torch.Generator().manual_seed(shadow.seed + 7919 * rank)  # what each rank drew
+        for batch in multiclass_batches(seed=rank, sizes=(9, 14) if rank == 0 else (11,)):
+            collection.update(*batch)
+    ref["intervals"] = collection.compute()
+    assert list(ref["intervals"]) == ["acc", "f1", "acc@ci", "f1@ci"]
     return ref
 
 
