@@ -16,7 +16,10 @@ dict                key by key
 anything else       histogram (tensor summary) + text rendering
 ==================  =====================================================================
 
-TensorBoard gets images tagged ``"{stage}/{name}"`` at ``global_step``, text under the same tag;
+TensorBoard gets images tagged ``"{stage}/{name}"`` at ``global_step`` and text under the same tag
+(TensorBoard shows ``"{stage}/{name}/text_summary"``); since its server gives a tag to one plugin
+only, the PR-curve plugin data is tagged ``"{stage}/{name}/pr_curve"`` and a reliability diagram
+``"{stage}/{name}/reliability"`` (the calibration error itself is the scalar ``"{stage}/{name}"``);
 a CSV logger (or any logger with a ``log_dir`` that is not TensorBoard) gets
 ``{stage}_{name}_epoch{E}.png`` and ``.csv`` files; W&B and MLflow their own image APIs.
 :class:`LoggerSink` plugs this into the engine's router (rank zero only), with a frequency.
@@ -52,7 +55,8 @@ class Rendering:
 
     tag: str  # "val/confmat"
     stem: str  # "val_confmat_epoch3" (file names)
-    images: list = field(default_factory=list)  # [(variant, (H, W, 3) uint8 array)]; variant "" is the main one
+    # [(tag suffix, file suffix, (H, W, 3) uint8 array)]; "" for the main image
+    images: list = field(default_factory=list)
     text: Optional[str] = None  # markdown
     table: Optional[list] = None  # CSV rows, header first
     histogram: Optional[Tensor] = None
@@ -171,10 +175,10 @@ def render_result(
     draw = dict(backend=backend, title=tag, class_names=class_names)
     if kind == "matrix":
         matrix = torch.as_tensor(value).detach().cpu()
-        out.images.append(("", plotting.render_image("confusion_matrix", matrix, **draw)))
+        out.images.append(("", "", plotting.render_image("confusion_matrix", matrix, **draw)))
         if normalize is not None:
             normalized = plotting.render_image("confusion_matrix", matrix, normalize=normalize, **draw)
-            out.images.append(("normalized", normalized))
+            out.images.append(("normalized", "normalized", normalized))
         if matrix.ndim == 3:
             out.table = _multilabel_rows(matrix, class_names)
             out.text = _markdown_rows(out.table)
@@ -185,18 +189,19 @@ def render_result(
             out.table = [["true\\predicted", *columns]] + [[l, *map(_cell, r)] for l, r in zip(labels, matrix.tolist())]
     elif kind == "curve":
         style = plotting.curve_kind(metric, name)
-        out.images.append(("", plotting.render_image("curves", value, curve_kind=style, **draw)))
+        out.images.append(("", "", plotting.render_image("curves", value, curve_kind=style, **draw)))
         out.table = _curve_rows(value, style, class_names)
         binary = isinstance(value[0], Tensor) and value[0].ndim == 1
         if binary and style == "pr":
             out.pr_curve = binary_pr_data(state_source)
     elif kind == "per_class":
         vector = torch.as_tensor(value).detach().cpu().flatten()
-        out.images.append(("", plotting.render_image("bars", vector, **draw)))
+        out.images.append(("", "", plotting.render_image("bars", vector, **draw)))
         out.table = [["class", "value"]] + [[l, _cell(v)] for l, v in zip(plotting._labels(vector.numel(), class_names), vector.tolist())]
     elif kind == "scalar" and plotting.reliability_bins(state_source) is not None:
         bins = plotting.reliability_bins(state_source)
-        out.images.append(("", plotting.render_image("reliability", bins, backend=backend, title=tag)))
+        # the scalar itself is logged under the tag: TensorBoard gives a tag to one plugin only
+        out.images.append(("reliability", "", plotting.render_image("reliability", bins, backend=backend, title=tag)))
         out.table = [["bin", "confidence", "accuracy", "count"]] + [
             [i, c, a, _cell(n)] for i, (c, a, n) in enumerate(zip(*(b.tolist() for b in bins)))
         ]
@@ -258,8 +263,11 @@ def _variant(base: str, variant: str, separator: str) -> str:
     return f"{base}{separator}{variant}" if variant else base
 
 
+PR_CURVE_SUFFIX = "pr_curve"  # the PR plugin's tag: "{stage}/{name}/pr_curve" (the image has "{stage}/{name}")
+
+
 def _write_tensorboard(experiment: Any, r: Rendering, step: int) -> None:
-    for variant, image in r.images:
+    for variant, _, image in r.images:
         tag = _variant(r.tag, variant, "/")
         try:
             experiment.add_image(tag, image, step, dataformats="HWC")
@@ -277,16 +285,16 @@ def _write_tensorboard(experiment: Any, r: Rendering, step: int) -> None:
         tp, fp, tn, fn = r.pr_curve["raw"]
         precision = tp / (tp + fp).clamp(min=1e-7)
         recall = tp / (tp + fn).clamp(min=1e-7)
-        experiment.add_pr_curve_raw(r.tag, tp.numpy(), fp.numpy(), tn.numpy(), fn.numpy(), precision.numpy(),
+        experiment.add_pr_curve_raw(_variant(r.tag, PR_CURVE_SUFFIX, "/"), tp.numpy(), fp.numpy(), tn.numpy(), fn.numpy(), precision.numpy(),
                                     recall.numpy(), step, num_thresholds=tp.numel())
     elif r.pr_curve is not None:
-        experiment.add_pr_curve(r.tag, r.pr_curve["labels"], r.pr_curve["scores"], step)
+        experiment.add_pr_curve(_variant(r.tag, PR_CURVE_SUFFIX, "/"), r.pr_curve["labels"], r.pr_curve["scores"], step)
 
 
 def _write_files(directory: Union[str, Path], r: Rendering) -> None:
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    for variant, image in r.images:
+    for _, variant, image in r.images:
         (directory / f"{_variant(r.stem, variant, '_')}.png").write_bytes(png_bytes(image))
     if r.table is not None:
         (directory / f"{r.stem}.csv").write_text(_csv_text(r.table))
@@ -295,7 +303,7 @@ def _write_files(directory: Union[str, Path], r: Rendering) -> None:
 
 
 def _write_wandb(logger: Any, r: Rendering, step: int) -> None:
-    for variant, image in r.images:
+    for variant, _, image in r.images:
         logger.log_image(key=_variant(r.tag, variant, "/"), images=[image], step=step)
     if r.text is not None and callable(getattr(logger, "log_text", None)):
         logger.log_text(key=f"{r.tag}/text", columns=["markdown"], data=[[r.text]], step=step)
@@ -303,7 +311,7 @@ def _write_wandb(logger: Any, r: Rendering, step: int) -> None:
 
 def _write_mlflow(logger: Any, r: Rendering) -> None:
     client, run_id = logger.experiment, logger.run_id
-    for variant, image in r.images:
+    for _, variant, image in r.images:
         client.log_image(run_id, image, artifact_file=f"plots/{_variant(r.stem, variant, '_')}.png")
     if r.table is not None:
         client.log_text(run_id, _csv_text(r.table), f"plots/{r.stem}.csv")
