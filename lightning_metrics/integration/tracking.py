@@ -21,10 +21,12 @@ one-metric collection, so every task logs under ``"{stage}/{task}/{name}"``.
 
 from __future__ import annotations
 
+import math
 import re
 import warnings
+from collections.abc import Callable, Mapping, Sequence
 from copy import deepcopy
-from typing import Any, Callable, Mapping, Optional, Sequence, Union
+from typing import Any, Union
 
 import torch
 from torch import Tensor, nn
@@ -96,7 +98,7 @@ class PooledBootstrap(Metric):
             evaluator.sync_on_compute = False
             evaluator._to_sync = False
         self.level, self.seed = float(level), int(seed)
-        self._generator: Optional[torch.Generator] = None
+        self._generator: torch.Generator | None = None
 
     def _sync_tree(self) -> list[Metric]:
         # the evaluators only borrow a replicate's states in compute: nothing of theirs to sync
@@ -176,12 +178,12 @@ class Tracking:
     [('val/loss_best', tensor(0.5000)), ('val/loss_best_epoch', tensor(0.))]
     """
 
-    def __init__(self, track_best: Names = False, confidence_intervals: Union[bool, Sequence[str]] = False,
+    def __init__(self, track_best: Names = False, confidence_intervals: bool | Sequence[str] = False,
                  ci_level: float = 0.95, ci_bootstraps: int = 100, ci_seed: int = 0, separator: str = "/") -> None:
         self.best_modes = _parse_best(track_best)
         self.track_all = track_best is True
         if confidence_intervals is True or confidence_intervals is False:
-            self.ci_names: Union[bool, tuple[str, ...]] = confidence_intervals
+            self.ci_names: bool | tuple[str, ...] = confidence_intervals
         elif isinstance(confidence_intervals, str) or not all(isinstance(n, str) for n in confidence_intervals):
             raise TypeError(
                 f"Argument `confidence_intervals` must be a bool or a list of metric names, got {confidence_intervals!r}"
@@ -202,7 +204,7 @@ class Tracking:
         return bool(self.best_modes or self.track_all or self.ci_names)
 
     # ------------------------------------------------------------ templates
-    def prepare(self, native: Optional[MetricCollection], owner: str) -> None:
+    def prepare(self, native: MetricCollection | None, owner: str) -> None:
         """Adapt one stage's template: multitask naming, then the bootstrap replicates."""
         if native is not None:
             _name_single_tasks(native)
@@ -250,12 +252,12 @@ class Tracking:
             native.add_metrics(shadows)
 
     # -------------------------------------------------------------- results
-    def split_intervals(self, native: Optional[MetricCollection], values: dict[str, Any]) -> tuple[dict, dict]:
+    def split_intervals(self, native: MetricCollection | None, values: dict[str, Any]) -> tuple[dict, dict]:
         """Remove the bootstrap entries from ``values``; return them as result name -> (low, high)."""
         intervals: dict[str, tuple[Tensor, Tensor]] = {}
         if native is None or not self.ci_names:
             return values, intervals
-        for name, metric in native.items(keep_base=True):
+        for metric in native.values():
             if isinstance(metric, PooledBootstrap):
                 for key, bounds in metric.compute().items():  # cached: computed with the collection
                     intervals[native._set_name(key[: -len(CI_MARK)])] = (bounds[0], bounds[1])
@@ -291,7 +293,7 @@ class Tracking:
         current = float(value)
         entry = self.best.get(key)
         improves = entry is None or (current > entry["value"] if maximize else current < entry["value"])
-        if current == current and improves:  # NaN is never the best
+        if not math.isnan(current) and improves:  # NaN is never the best
             entry = self.best[key] = {"value": current, "epoch": int(epoch)}
         if entry is None:
             return []
@@ -310,7 +312,7 @@ class Tracking:
         self.best = {str(k): {"value": float(v["value"]), "epoch": int(v["epoch"])} for k, v in state.items()}
 
     # ----------------------------------------------------------- TensorBoard
-    def pending_charts(self) -> Optional[dict[str, tuple[str, str, str]]]:
+    def pending_charts(self) -> dict[str, tuple[str, str, str]] | None:
         """Every margin chart so far, when some are new since the last call (else ``None``)."""
         if set(self.margin_charts) <= self._written_charts:
             return None
@@ -318,7 +320,7 @@ class Tracking:
         return dict(self.margin_charts)
 
 
-def _parse_best(track_best: Names) -> dict[str, Optional[str]]:
+def _parse_best(track_best: Names) -> dict[str, str | None]:
     if track_best is True or track_best is False or track_best is None:
         return {}
     if isinstance(track_best, Mapping):
@@ -359,7 +361,7 @@ def _name_single_tasks(native: MetricCollection) -> None:
                 metric.task_metrics[task] = MetricCollection({name: task_metric})
 
 
-def find_metric(native: Optional[MetricCollection], name: str, separator: str) -> Any:
+def find_metric(native: MetricCollection | None, name: str, separator: str) -> Any:
     """The metric behind result ``name`` (``"f1"``, ``"f1/cat"``, ``"task/acc"``), or ``None``."""
     if native is None:
         return None

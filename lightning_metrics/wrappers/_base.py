@@ -8,8 +8,9 @@ sync in ``compute``; so a wrapper never syncs its children one by one.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Generator, Iterable
 from contextlib import contextmanager
-from typing import Any, Callable, Generator, Iterable, Optional
+from typing import Any
 
 from torch import Tensor
 
@@ -68,7 +69,7 @@ def apply_to_tensors(value: Any, fn: Callable[[Tensor], Tensor]) -> Any:
     return value
 
 
-def first_tensor(*values: Any) -> Optional[Tensor]:
+def first_tensor(*values: Any) -> Tensor | None:
     """The first tensor found (depth first) in ``values``, or ``None``."""
     for value in values:
         if isinstance(value, Tensor):

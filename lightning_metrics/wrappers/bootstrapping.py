@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from copy import deepcopy
-from typing import Any, Optional, Union
+from typing import Any
 
 import torch
 from torch import Tensor, nn
@@ -22,7 +22,7 @@ SAMPLING_STRATEGIES = ("poisson", "multinomial")
 
 
 def bootstrap_indices(size: int, sampling_strategy: str = "poisson",
-                      generator: Optional[torch.Generator] = None) -> Tensor:
+                      generator: torch.Generator | None = None) -> Tensor:
     """Indices of one bootstrap resample of ``size`` rows (on the CPU).
 
     ``"poisson"`` repeats each row ``Poisson(1)`` times (a resample whose size varies, which
@@ -85,10 +85,10 @@ class BootStrapper(WrapperMetric):
         num_bootstraps: int = 10,
         mean: bool = True,
         std: bool = True,
-        quantile: Optional[Union[float, Tensor]] = None,
+        quantile: float | Tensor | None = None,
         raw: bool = False,
         sampling_strategy: str = "poisson",
-        generator: Optional[torch.Generator] = None,
+        generator: torch.Generator | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -114,7 +114,7 @@ class BootStrapper(WrapperMetric):
         self.sampling_strategy = sampling_strategy
         self.generator = generator
 
-    def _resampled(self, args: tuple, kwargs: dict) -> list[Optional[tuple[tuple, dict]]]:
+    def _resampled(self, args: tuple, kwargs: dict) -> list[tuple[tuple, dict] | None]:
         """One resample of the inputs per copy (``None`` where a Poisson resample is empty)."""
         sample = first_tensor(*args, *kwargs.values())
         if sample is None:
@@ -130,7 +130,7 @@ class BootStrapper(WrapperMetric):
                 f"BootStrapper: every tensor input (`preds`, `target`, ...) must have the same length in dim 0 "
                 f"to be resampled together, got lengths {sizes}"
             )
-        out: list[Optional[tuple[tuple, dict]]] = []
+        out: list[tuple[tuple, dict] | None] = []
         for _ in range(self.num_bootstraps):
             index = bootstrap_indices(size, self.sampling_strategy, self.generator)
             if index.numel() == 0:
@@ -194,7 +194,7 @@ class BootStrapper(WrapperMetric):
             metric.reset()
 
 
-def _batch_value(metric: Metric, resample: Optional[tuple[tuple, dict]]) -> Any:
+def _batch_value(metric: Metric, resample: tuple[tuple, dict] | None) -> Any:
     """``metric``'s value on ``resample`` alone (no sync); its accumulated state is kept."""
     count, accumulated = metric._update_count, metric.metric_state
     try:

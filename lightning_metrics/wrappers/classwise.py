@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from torch import Tensor
 
@@ -37,9 +37,9 @@ class ClasswiseWrapper(WrapperMetric):
     def __init__(
         self,
         metric: Metric,
-        labels: Optional[list[str]] = None,
-        prefix: Optional[str] = None,
-        postfix: Optional[str] = None,
+        labels: list[str] | None = None,
+        prefix: str | None = None,
+        postfix: str | None = None,
     ) -> None:
         super().__init__()
         check_metric("metric", metric)
@@ -57,12 +57,12 @@ class ClasswiseWrapper(WrapperMetric):
         self._update_count = 1
 
     @property
-    def higher_is_better(self) -> Optional[bool]:  # type: ignore[override]
+    def higher_is_better(self) -> bool | None:  # type: ignore[override]
         """The wrapped metric's ``higher_is_better``."""
         return self.metric.higher_is_better
 
     @property
-    def is_differentiable(self) -> Optional[bool]:  # type: ignore[override]
+    def is_differentiable(self) -> bool | None:  # type: ignore[override]
         """The wrapped metric's ``is_differentiable``."""
         return self.metric.is_differentiable
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -70,7 +70,7 @@ class MinMaxMetric(WrapperMetric):
         self._update_count += 1
         return self._track(value)
 
-    def _track(self, value: Union[float, Tensor]) -> dict[str, Tensor]:
+    def _track(self, value: float | Tensor) -> dict[str, Tensor]:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             value = torch.tensor(float(value), device=self.min_val.device)
         if not isinstance(value, Tensor) or value.numel() != 1:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from copy import deepcopy
-from typing import Any, Optional
+from typing import Any
 
 import torch
 from torch import Tensor, nn
@@ -109,7 +109,7 @@ class MultioutputWrapper(WrapperMetric):
         """The per-output values stacked along dim 0."""
         return torch.stack([metric.compute() for metric in self.metrics], 0)
 
-    def forward(self, *args: Any, **kwargs: Any) -> Optional[Tensor]:
+    def forward(self, *args: Any, **kwargs: Any) -> Tensor | None:
         """Accumulate the batch and return its per-output values."""
         parts = self._split(args, kwargs)
         with rollback_on_error(self._child_metrics()):

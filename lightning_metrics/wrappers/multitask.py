@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from copy import deepcopy
-from typing import Any, Iterator, Optional, Union
+from typing import Any, Union
 
 from torch import nn
 
@@ -14,7 +15,7 @@ from lightning_metrics.wrappers._base import WrapperMetric, rollback_on_error
 TaskMetric = Union[Metric, MetricCollection]
 
 
-def _check_affix(value: Optional[str], name: str) -> str:
+def _check_affix(value: str | None, name: str) -> str:
     if value is not None and not isinstance(value, str):
         raise ValueError(f"Argument `{name}` must be None or a string, got {value!r}")
     return value or ""
@@ -51,8 +52,8 @@ class MultitaskWrapper(WrapperMetric):
     def __init__(
         self,
         task_metrics: dict[str, TaskMetric],
-        prefix: Optional[str] = None,
-        postfix: Optional[str] = None,
+        prefix: str | None = None,
+        postfix: str | None = None,
     ) -> None:
         super().__init__()
         if not isinstance(task_metrics, dict):
@@ -124,7 +125,7 @@ class MultitaskWrapper(WrapperMetric):
         for metric in self.task_metrics.values():
             metric.reset()
 
-    def clone(self, prefix: Optional[str] = None, postfix: Optional[str] = None) -> "MultitaskWrapper":
+    def clone(self, prefix: str | None = None, postfix: str | None = None) -> MultitaskWrapper:
         """A deep copy with a new prefix and postfix (``None`` clears them, as in torchmetrics)."""
         copy = deepcopy(self)
         copy._computed = None  # a cached result carries the old names

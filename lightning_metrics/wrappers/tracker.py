@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from copy import deepcopy
-from typing import Any, Optional, Union
+from typing import Any, Union
 
 import torch
 from torch import Tensor, nn
@@ -57,9 +57,9 @@ class MetricTracker(nn.ModuleList):
     (1.0, 1)
     """
 
-    maximize: Union[bool, list[bool]]
+    maximize: bool | list[bool]
 
-    def __init__(self, metric: Tracked, maximize: Union[bool, list[bool], None] = None) -> None:
+    def __init__(self, metric: Tracked, maximize: bool | list[bool] | None = None) -> None:
         super().__init__()
         if not isinstance(metric, (Metric, MetricCollection)):
             raise TypeError(f"Argument `metric` must be a lightning_metrics Metric or MetricCollection, got {metric!r}")
@@ -168,8 +168,8 @@ class MetricTracker(nn.ModuleList):
                 return (None, None) if return_step else None
             return (value, step) if return_step else value
         maximize = self.maximize if isinstance(self.maximize, list) else [self.maximize] * len(res)
-        values: dict[str, Optional[float]] = {}
-        steps: dict[str, Optional[int]] = {}
+        values: dict[str, float | None] = {}
+        steps: dict[str, int | None] = {}
         for i, (key, stacked) in enumerate(res.items()):
             try:
                 values[key], steps[key] = _best(stacked, maximize[i])

@@ -8,8 +8,8 @@ import torch
 
 import lightning_metrics as lm
 import lightning_metrics.wrappers as lw
-from tests._distributed import CollectiveCounter, run_distributed
 from lightning_metrics.integration.tracking import PooledBootstrap, Tracking
+from tests._distributed import CollectiveCounter, run_distributed
 from tests.wrappers._cases import multiclass_batches, regression_batches
 
 pytestmark = [pytest.mark.timeout(240), pytest.mark.filterwarnings("ignore::UserWarning")]

@@ -167,8 +167,8 @@ def test_multitask_logs_every_task_under_stage_task_name(tmp_path: Path, as_dict
 def test_mixin_and_argument_errors(tmp_path: Path):
     class Model(lm.MetricsMixin, RecordingModel):
         metrics_stages = ("val",)
-        metrics_track_best = ["acc"]
-        metrics_confidence_intervals = ["acc"]
+        metrics_track_best = ("acc",)
+        metrics_confidence_intervals = ("acc",)
         metrics_ci_bootstraps = 20
 
         def configure_metrics(self):

@@ -9,7 +9,13 @@ import torchmetrics.wrappers as tw
 
 import lightning_metrics as lm
 import lightning_metrics.wrappers as lw
-from tests.wrappers._cases import CLASSIFICATION_PAIRS, SCALAR_PAIRS, assert_same, multiclass_batches, regression_batches
+from tests.wrappers._cases import (
+    CLASSIFICATION_PAIRS,
+    SCALAR_PAIRS,
+    assert_same,
+    multiclass_batches,
+    regression_batches,
+)
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
