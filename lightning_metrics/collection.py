@@ -7,6 +7,7 @@ so two metrics that differ only in, say, their threshold never share.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from copy import deepcopy
 from typing import Any, Hashable, Iterable, Iterator, Optional, Sequence, Union
 
@@ -155,27 +156,65 @@ class MetricCollection(nn.ModuleDict):
 
     # ------------------------------------------------------------ contract
     def update(self, *args: Any, **kwargs: Any) -> None:
-        """Update every compute group once (the first metric of a group updates for all)."""
-        for group in self._group_metrics():
-            leader = group[0]
-            leader.update(*args, **leader._filter_kwargs(**kwargs))
-            for member in group[1:]:
-                member._share_states_of(leader)
+        """Update every compute group once (the first metric of a group updates for all).
+
+        All or nothing: if a later group rejects the batch, the groups updated before it are
+        restored, so a rejected batch leaves the whole collection as it was.
+        """
+        groups = self._group_metrics()
+        with self._rollback_on_error([g[0] for g in groups[:-1]]):
+            for group in groups:
+                leader = group[0]
+                leader.update(*args, **leader._filter_kwargs(**kwargs))
+                for member in group[1:]:
+                    member._share_states_of(leader)
 
     def forward(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
         """Accumulate the batch and return every metric's value on this batch alone."""
         values: dict[str, Any] = {}
-        for names, group in zip(self._groups.values(), self._group_metrics()):
-            leader = group[0]
-            filtered = leader._filter_kwargs(**kwargs)
-            if len(group) > 1 and all(_reducible(m) for m in group):
-                results = leader._forward_shared(group, *args, **filtered)
-            else:
-                results = [m(*args, **m._filter_kwargs(**kwargs)) for m in group]
-                for member in group[1:]:
-                    member._share_states_of(leader)
-            values.update(zip(names, results))
+        groups = self._group_metrics()
+        # every member of all but the last group: a member forwarded alone may change its own states
+        with self._rollback_on_error([m for g in groups[:-1] for m in g]):
+            for names, group in zip(self._groups.values(), groups):
+                leader = group[0]
+                filtered = leader._filter_kwargs(**kwargs)
+                if len(group) > 1 and all(_reducible(m) for m in group):
+                    results = leader._forward_shared(group, *args, **filtered)
+                else:
+                    results = [m(*args, **m._filter_kwargs(**kwargs)) for m in group]
+                    for member in group[1:]:
+                        member._share_states_of(leader)
+                values.update(zip(names, results))
         return self._flatten(values)
+
+    @contextmanager
+    def _rollback_on_error(self, metrics: list[Metric]) -> Iterator[None]:
+        """Restore ``metrics`` (and what is nested in them) if the block raises.
+
+        Tensor states are cloned, since updates may work in place (state size, not batch size);
+        list states are restored by truncation. A single metric rolls itself back, so a
+        collection of one compute group copies nothing.
+        """
+        saved = []
+        for metric in _unique(m for root in metrics for m in root.modules() if isinstance(m, Metric)):
+            states = {}
+            for name in metric._defaults:
+                value = getattr(metric, name)
+                states[name] = (value, len(value)) if isinstance(value, list) else (value.clone(), None)
+            saved.append((metric, states, metric._update_count, metric._forward_cache))
+        try:
+            yield
+        except BaseException:
+            for metric, states, count, forward_cache in saved:
+                for name, (value, length) in states.items():
+                    if length is not None:
+                        del value[length:]
+                    setattr(metric, name, value)
+                metric._update_count = count
+                metric._forward_cache = forward_cache
+                metric._computed = None
+            self._share_group_states()
+            raise
 
     def compute(self) -> dict[str, Any]:
         """Compute every metric after ONE fused sync of all their states."""

@@ -607,9 +607,12 @@ class Metric(nn.Module):
         return deepcopy(self)
 
     def persistent(self, mode: bool = False) -> None:
-        """Choose whether the states are saved in ``state_dict``."""
-        for name in self._persistent:
-            self._persistent[name] = mode
+        """Choose whether the states are saved in ``state_dict``, for this metric and the metrics
+        nested in it (a wrapper's state lives in its children)."""
+        for metric in self.modules():
+            if isinstance(metric, Metric):
+                for name in metric._persistent:
+                    metric._persistent[name] = mode
 
     def state_dict(  # type: ignore[override]
         self, destination: Optional[dict] = None, prefix: str = "", keep_vars: bool = False

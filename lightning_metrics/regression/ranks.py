@@ -9,6 +9,8 @@ tensor(1.0000)
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Hashable
 from typing import Any, Literal
 
@@ -48,11 +50,18 @@ class _PairedColumns(Metric):
     def update(self, preds: Tensor, target: Tensor) -> None:
         """Append the batch as columns."""
         check_correlation_columns(preds, target, self.num_outputs, floating=self._floating_only)
-        self.preds.append(preds.reshape(preds.shape[0] if preds.ndim else 1, -1))
-        self.target.append(target.reshape(target.shape[0] if target.ndim else 1, -1))
+        self.preds.append(_as_rows(preds))
+        self.target.append(_as_rows(target))
 
     def _columns(self) -> tuple[Tensor, Tensor]:
         return dim_zero_cat(self.preds), dim_zero_cat(self.target)
+
+
+def _as_rows(values: Tensor) -> Tensor:
+    """``(N, columns)``; explicit sizes, since a reshape of an empty batch cannot infer one."""
+    if values.ndim == 0:
+        return values.reshape(1, 1)
+    return values.reshape(values.shape[0], math.prod(values.shape[1:]))
 
 
 class SpearmanCorrCoef(_PairedColumns):

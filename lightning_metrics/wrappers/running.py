@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import torch
+
 from lightning_metrics.metric import Metric
 
 
@@ -80,3 +82,18 @@ class Running(Metric):
         super().reset()
         self.base_metric.reset()
         self._num_vals_seen = 0
+
+    def state_dict(  # type: ignore[override]
+        self, destination: dict | None = None, prefix: str = "", keep_vars: bool = False
+    ) -> dict[str, Any]:
+        """The slots and, when they are persistent, the position of the next one."""
+        destination = super().state_dict(destination=destination, prefix=prefix, keep_vars=keep_vars)
+        if any(self._persistent.values()):  # without it a resumed window overwrites the wrong slot
+            destination[prefix + "num_vals_seen"] = torch.tensor(self._num_vals_seen)
+        return destination
+
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, *args: Any, **kwargs: Any) -> None:
+        seen = state_dict.pop(prefix + "num_vals_seen", None)
+        if seen is not None:
+            self._num_vals_seen = int(seen)
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)

@@ -24,6 +24,7 @@ data-dependent shapes and no host sync when ``validate_args=False``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -186,10 +187,11 @@ class CountSpec:
             return self._multiclass_batch(target, pred, valid)
         pred = _inputs.binary_labels(preds, self.threshold)
         n = target.shape[0] if target.ndim else 1
+        # explicit sizes, not -1: a reshape of an empty batch cannot infer a dimension
         if self.task == "binary":  # (N, 1, M): one label
-            shape = (n, 1, -1) if self.samplewise else (1, 1, -1)
+            shape = (n, 1, math.prod(target.shape[1:])) if self.samplewise else (1, 1, target.numel())
         else:
-            shape = (n, self.size, -1)
+            shape = (n, self.size, math.prod(target.shape[2:]))
         target, pred = target.reshape(shape), pred.reshape(shape)
         valid = None if valid is None else valid.reshape(shape)
         if self.kind == "exact":
@@ -208,16 +210,16 @@ class CountSpec:
         n = target.shape[0] if target.ndim else 1
         if self.kind == "exact":
             ok = pred == target if valid is None else (pred == target) | ~valid
-            return self._exact(ok.reshape(n, -1).all(dim=1, keepdim=True))
+            return self._exact(ok.reshape(n, math.prod(ok.shape[1:])).all(dim=1, keepdim=True))
         groups = n if self.samplewise else 1
-        flat = (groups, -1)
+        flat = (n, math.prod(target.shape[1:])) if self.samplewise else (1, target.numel())
         valid = None if valid is None else valid.reshape(flat)
         counts = label_counts(target.reshape(flat), pred.reshape(flat), valid, self.size, groups)
         return {"counts": counts if self.samplewise else counts[0]}
 
     def _exact(self, ok: Tensor) -> dict[str, Tensor]:
         """``ok``: (N, M) whether every label of each of M positions of N samples is right."""
-        ok = ok.reshape(ok.shape[0], -1)
+        ok = ok.reshape(ok.shape[0], math.prod(ok.shape[1:]))
         if self.samplewise:
             total = torch.full_like(ok[:, 0], ok.shape[1], dtype=_LONG)
             return {"matches": torch.stack([ok.sum(1), total], dim=1)}

@@ -38,6 +38,8 @@ def ranking_input(
 
 def coverage_error_statistic(preds: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
     """How far down the ranking one must go to cover all relevant labels, summed over samples."""
+    if preds.numel() == 0:  # an empty batch adds nothing (``min`` of nothing is undefined)
+        return torch.zeros((), dtype=torch.float32, device=preds.device), torch.tensor(0, device=preds.device)
     shift = torch.where(
         target == 0, preds.min().abs() + 10, torch.zeros((), dtype=preds.dtype, device=preds.device)
     )
@@ -79,7 +81,8 @@ def ranking_loss_statistic(preds: Tensor, target: Tensor) -> tuple[Tensor, Tenso
     pairs = num_relevant * (num_labels - num_relevant)
     loss = (per_label_loss.sum(dim=1) - correction) / torch.where(defined, pairs, 1)
     loss_sum = torch.where(defined, loss, 0.0).sum()
-    count = torch.where(defined.any(), num_rows, 1)
+    # torchmetrics counts a batch without any defined sample as 1; an empty batch counts 0 (a no-op)
+    count = torch.where(defined.any(), num_rows, min(num_rows, 1))
     return loss_sum, count
 
 

@@ -1,0 +1,370 @@
+"""A table of every public metric class with small valid arguments and matching input batches.
+
+Shared by the persistence, numerics and fuzz tests. ``ENTRIES`` maps a case id to an :class:`Entry`;
+``test_persistence`` fails when a public class (``__all__`` of classification, regression,
+aggregation, wrappers) has no entry and no reason in ``EXCLUDED``. Each entry can be built from
+lightning_metrics or from torchmetrics (the oracle): wrappers build their inner metrics from the
+same library.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import torch
+from torch import Tensor
+
+C = 3  # classes / labels / members of the small cases
+
+# ------------------------------------------------------------------------------ the table
+CLASSIFICATION: dict[str, tuple[str, dict]] = {
+    "BinaryStatScores": ("binary", dict()),
+    "MulticlassStatScores": ("multiclass", dict(num_classes=C)),
+    "MultilabelStatScores": ("multilabel", dict(num_labels=C)),
+    "BinaryAccuracy": ("binary", dict()),
+    "MulticlassAccuracy": ("multiclass", dict(num_classes=C)),
+    "MultilabelAccuracy": ("multilabel", dict(num_labels=C)),
+    "BinaryPrecision": ("binary", dict()),
+    "MulticlassPrecision": ("multiclass", dict(num_classes=C)),
+    "MultilabelPrecision": ("multilabel", dict(num_labels=C)),
+    "BinaryRecall": ("binary", dict()),
+    "MulticlassRecall": ("multiclass", dict(num_classes=C)),
+    "MultilabelRecall": ("multilabel", dict(num_labels=C)),
+    "BinaryF1Score": ("binary", dict()),
+    "MulticlassF1Score": ("multiclass", dict(num_classes=C)),
+    "MultilabelF1Score": ("multilabel", dict(num_labels=C)),
+    "BinaryFBetaScore": ("binary", dict(beta=2.0)),
+    "MulticlassFBetaScore": ("multiclass", dict(num_classes=C, beta=2.0)),
+    "MultilabelFBetaScore": ("multilabel", dict(num_labels=C, beta=2.0)),
+    "BinarySpecificity": ("binary", dict()),
+    "MulticlassSpecificity": ("multiclass", dict(num_classes=C)),
+    "MultilabelSpecificity": ("multilabel", dict(num_labels=C)),
+    "BinaryNegativePredictiveValue": ("binary", dict()),
+    "MulticlassNegativePredictiveValue": ("multiclass", dict(num_classes=C)),
+    "MultilabelNegativePredictiveValue": ("multilabel", dict(num_labels=C)),
+    "BinaryHammingDistance": ("binary", dict()),
+    "MulticlassHammingDistance": ("multiclass", dict(num_classes=C)),
+    "MultilabelHammingDistance": ("multilabel", dict(num_labels=C)),
+    "BinaryJaccardIndex": ("binary", dict()),
+    "MulticlassJaccardIndex": ("multiclass", dict(num_classes=C)),
+    "MultilabelJaccardIndex": ("multilabel", dict(num_labels=C)),
+    "BinaryMatthewsCorrCoef": ("binary", dict()),
+    "MulticlassMatthewsCorrCoef": ("multiclass", dict(num_classes=C)),
+    "MultilabelMatthewsCorrCoef": ("multilabel", dict(num_labels=C)),
+    "BinaryCohenKappa": ("binary", dict()),
+    "MulticlassCohenKappa": ("multiclass", dict(num_classes=C)),
+    "BinaryConfusionMatrix": ("binary", dict()),
+    "MulticlassConfusionMatrix": ("multiclass", dict(num_classes=C)),
+    "MultilabelConfusionMatrix": ("multilabel", dict(num_labels=C)),
+    "MulticlassExactMatch": ("multiclass", dict(num_classes=C)),
+    "MultilabelExactMatch": ("multilabel", dict(num_labels=C)),
+    "StatScores": ("multiclass", dict(task="multiclass", num_classes=C)),
+    "Accuracy": ("multiclass", dict(task="multiclass", num_classes=C)),
+    "Precision": ("binary", dict(task="binary")),
+    "Recall": ("multilabel", dict(task="multilabel", num_labels=C)),
+    "F1Score": ("multiclass", dict(task="multiclass", num_classes=C)),
+    "FBetaScore": ("multiclass", dict(task="multiclass", num_classes=C, beta=2.0)),
+    "Specificity": ("multiclass", dict(task="multiclass", num_classes=C)),
+    "NegativePredictiveValue": ("multiclass", dict(task="multiclass", num_classes=C)),
+    "HammingDistance": ("multiclass", dict(task="multiclass", num_classes=C)),
+    "ExactMatch": ("multilabel", dict(task="multilabel", num_labels=C)),
+    "JaccardIndex": ("multiclass", dict(task="multiclass", num_classes=C)),
+    "MatthewsCorrCoef": ("multiclass", dict(task="multiclass", num_classes=C)),
+    "CohenKappa": ("binary", dict(task="binary")),
+    "ConfusionMatrix": ("multilabel", dict(task="multilabel", num_labels=C)),
+    "AUROC": ("binary", dict(task="binary")),
+    "AveragePrecision": ("multilabel", dict(task="multilabel", num_labels=C)),
+    "BinaryAUROC": ("binary", dict()),
+    "BinaryAveragePrecision": ("binary", dict()),
+    "BinaryCalibrationError": ("binary", dict()),
+    "BinaryEER": ("binary", dict()),
+    "BinaryHingeLoss": ("binary", dict()),
+    "BinaryLogAUC": ("binary", dict()),
+    "BinaryPrecisionAtFixedRecall": ("binary", dict(min_recall=0.5)),
+    "BinaryPrecisionRecallCurve": ("binary", dict()),
+    "BinaryROC": ("binary", dict()),
+    "BinaryRecallAtFixedPrecision": ("binary", dict(min_precision=0.5)),
+    "BinarySensitivityAtSpecificity": ("binary", dict(min_specificity=0.5)),
+    "BinarySpecificityAtSensitivity": ("binary", dict(min_sensitivity=0.5)),
+    "CalibrationError": ("binary", dict(task="binary")),
+    "EER": ("multilabel", dict(task="multilabel", num_labels=C)),
+    "HingeLoss": ("binary", dict(task="binary")),
+    "LogAUC": ("multiclass", dict(task="multiclass", num_classes=C)),
+    "MulticlassAUROC": ("multiclass", dict(num_classes=C)),
+    "MulticlassAveragePrecision": ("multiclass", dict(num_classes=C)),
+    "MulticlassCalibrationError": ("multiclass", dict(num_classes=C)),
+    "MulticlassEER": ("multiclass", dict(num_classes=C)),
+    "MulticlassHingeLoss": ("multiclass", dict(num_classes=C)),
+    "MulticlassLogAUC": ("multiclass", dict(num_classes=C)),
+    "MulticlassPrecisionAtFixedRecall": ("multiclass", dict(num_classes=C, min_recall=0.5)),
+    "MulticlassPrecisionRecallCurve": ("multiclass", dict(num_classes=C)),
+    "MulticlassROC": ("multiclass", dict(num_classes=C)),
+    "MulticlassRecallAtFixedPrecision": ("multiclass", dict(num_classes=C, min_precision=0.5)),
+    "MulticlassSensitivityAtSpecificity": ("multiclass", dict(num_classes=C, min_specificity=0.5)),
+    "MulticlassSpecificityAtSensitivity": ("multiclass", dict(num_classes=C, min_sensitivity=0.5)),
+    "MultilabelAUROC": ("multilabel", dict(num_labels=C)),
+    "MultilabelAveragePrecision": ("multilabel", dict(num_labels=C)),
+    "MultilabelCoverageError": ("multilabel", dict(num_labels=C)),
+    "MultilabelEER": ("multilabel", dict(num_labels=C)),
+    "MultilabelLogAUC": ("multilabel", dict(num_labels=C)),
+    "MultilabelPrecisionAtFixedRecall": ("multilabel", dict(num_labels=C, min_recall=0.5)),
+    "MultilabelPrecisionRecallCurve": ("multilabel", dict(num_labels=C)),
+    "MultilabelROC": ("multilabel", dict(num_labels=C)),
+    "MultilabelRankingAveragePrecision": ("multilabel", dict(num_labels=C)),
+    "MultilabelRankingLoss": ("multilabel", dict(num_labels=C)),
+    "MultilabelRecallAtFixedPrecision": ("multilabel", dict(num_labels=C, min_precision=0.5)),
+    "MultilabelSensitivityAtSpecificity": ("multilabel", dict(num_labels=C, min_specificity=0.5)),
+    "MultilabelSpecificityAtSensitivity": ("multilabel", dict(num_labels=C, min_sensitivity=0.5)),
+    "PrecisionAtFixedRecall": ("multiclass", dict(task="multiclass", num_classes=C, min_recall=0.5)),
+    "PrecisionRecallCurve": ("multilabel", dict(task="multilabel", num_labels=C)),
+    "ROC": ("binary", dict(task="binary")),
+    "RecallAtFixedPrecision": ("multiclass", dict(task="multiclass", num_classes=C, min_precision=0.5)),
+    "SensitivityAtSpecificity": ("multiclass", dict(task="multiclass", num_classes=C, min_specificity=0.5)),
+    "SpecificityAtSensitivity": ("multiclass", dict(task="multiclass", num_classes=C, min_sensitivity=0.5)),
+}
+
+REGRESSION: dict[str, tuple[str, dict]] = {
+    "ConcordanceCorrCoef": ("real", dict()),
+    "ContinuousRankedProbabilityScore": ("ensemble", dict()),
+    "CosineSimilarity": ("rows", dict()),
+    "CriticalSuccessIndex": ("real", dict(threshold=2.0)),
+    "ExplainedVariance": ("real", dict()),
+    "JensenShannonDivergence": ("prob", dict()),
+    "KLDivergence": ("prob", dict()),
+    "KendallRankCorrCoef": ("real", dict()),
+    "LogCoshError": ("real", dict()),
+    "MeanAbsoluteError": ("real", dict()),
+    "MeanAbsolutePercentageError": ("positive", dict()),
+    "MeanSquaredError": ("real", dict()),
+    "MeanSquaredLogError": ("positive", dict()),
+    "MinkowskiDistance": ("real", dict(p=3.0)),
+    "NormalizedRootMeanSquaredError": ("real", dict()),
+    "PearsonCorrCoef": ("real", dict()),
+    "R2Score": ("real", dict()),
+    "RelativeSquaredError": ("real", dict()),
+    "SpearmanCorrCoef": ("real", dict()),
+    "SymmetricMeanAbsolutePercentageError": ("positive", dict()),
+    "TweedieDevianceScore": ("positive", dict(power=1.5)),
+    "WeightedMeanAbsolutePercentageError": ("positive", dict()),
+}
+
+AGGREGATION: dict[str, tuple[str, dict]] = {
+    "CatMetric": ("values", dict()),
+    "MaxMetric": ("values", dict()),
+    "MeanMetric": ("values", dict()),
+    "MinMetric": ("values", dict()),
+    "RunningMean": ("values", dict(window=3)),
+    "RunningSum": ("values", dict(window=3)),
+    "SumMetric": ("values", dict()),
+}
+
+
+def _wrapped(package: str, name: str, **kwargs: Any) -> Callable[[Any], Any]:
+    return lambda lib: getattr(getattr(lib, package), name)(**kwargs)
+
+
+WRAPPERS: dict[str, tuple[str, dict]] = {
+    "BootStrapper": ("real", dict(base_metric=_wrapped("regression", "MeanSquaredError"), num_bootstraps=3)),
+    "ClasswiseWrapper": (
+        "multiclass",
+        dict(metric=_wrapped("classification", "MulticlassAccuracy", num_classes=C, average=None)),
+    ),
+    "MetricTracker": ("real", dict(metric=_wrapped("regression", "MeanAbsoluteError"))),
+    "MinMaxMetric": ("real", dict(base_metric=_wrapped("regression", "MeanSquaredError"))),
+    "MultioutputWrapper": ("real2", dict(base_metric=_wrapped("regression", "MeanSquaredError"), num_outputs=2)),
+    "MultitaskWrapper": (
+        "multitask",
+        dict(task_metrics=lambda lib: {
+            "cls": getattr(lib.classification, "BinaryAccuracy")(),
+            "reg": getattr(lib.regression, "MeanSquaredError")(),
+        }),
+    ),
+    "Running": ("values", dict(base_metric=_wrapped("aggregation", "SumMetric"), window=3)),
+}
+
+# Public classes that cannot be built on their own, with the reason.
+EXCLUDED = {
+    "aggregation.BaseAggregator": "abstract base: needs a reduction function and an update from a subclass",
+    "wrappers.WrapperMetric": "abstract base of the wrappers: no states, no update",
+}
+
+# Extra configurations of listed classes (other state kinds: binned curves, multi-output moments).
+VARIANTS: dict[str, tuple[str, str, str, dict]] = {
+    "BinaryAUROC[thresholds=5]": ("classification", "BinaryAUROC", "binary", dict(thresholds=5)),
+    "MulticlassROC[thresholds=5]": ("classification", "MulticlassROC", "multiclass", dict(num_classes=C, thresholds=5)),
+    "MultilabelAveragePrecision[thresholds=5]": (
+        "classification", "MultilabelAveragePrecision", "multilabel", dict(num_labels=C, thresholds=5)),
+    "MulticlassAccuracy[samplewise]": (
+        "classification", "MulticlassAccuracy", "multiclass_2d", dict(num_classes=C, multidim_average="samplewise")),
+    "MulticlassAccuracy[ignore_index=-1]": (
+        "classification", "MulticlassAccuracy", "multiclass", dict(num_classes=C, ignore_index=-1)),
+    "MeanSquaredError[num_outputs=2]": ("regression", "MeanSquaredError", "real2", dict(num_outputs=2)),
+    "R2Score[raw_values]": ("regression", "R2Score", "real2", dict(multioutput="raw_values")),
+    "PearsonCorrCoef[num_outputs=2]": ("regression", "PearsonCorrCoef", "real2", dict(num_outputs=2)),
+    "SpearmanCorrCoef[num_outputs=2]": ("regression", "SpearmanCorrCoef", "real2", dict(num_outputs=2)),
+}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One constructible configuration of a public class."""
+
+    key: str
+    package: str  # classification / regression / aggregation / wrappers
+    name: str
+    kind: str  # the input kind, see :func:`make_batch`
+    kwargs: dict = field(hash=False)
+
+    def build(self, lib: Any = None) -> Any:
+        """The metric from ``lib`` (lightning_metrics by default, or torchmetrics)."""
+        lib = lib or _lib("lightning_metrics")
+        args = {k: (v(lib) if callable(v) else v) for k, v in self.kwargs.items()}
+        metric = getattr(_package(lib, self.package), self.name)(**args)
+        if self.name == "MetricTracker":
+            metric.increment()
+        return metric
+
+
+def _lib(name: str) -> Any:
+    return importlib.import_module(name)
+
+
+def _package(lib: Any, package: str) -> Any:
+    return importlib.import_module(f"{lib.__name__}.{package}")
+
+
+def _entries() -> dict[str, Entry]:
+    out: dict[str, Entry] = {}
+    for package, table in (
+        ("classification", CLASSIFICATION),
+        ("regression", REGRESSION),
+        ("aggregation", AGGREGATION),
+        ("wrappers", WRAPPERS),
+    ):
+        for name, (kind, kwargs) in table.items():
+            out[name] = Entry(name, package, name, kind, kwargs)
+    for key, (package, name, kind, kwargs) in VARIANTS.items():
+        out[key] = Entry(key, package, name, kind, kwargs)
+    return out
+
+
+ENTRIES: dict[str, Entry] = _entries()
+
+
+def public_classes() -> list[str]:
+    """``package.Name`` for every class exported by the metric packages."""
+    names = []
+    for package in ("classification", "regression", "aggregation", "wrappers"):
+        module = importlib.import_module(f"lightning_metrics.{package}")
+        names += [f"{package}.{n}" for n in module.__all__ if isinstance(getattr(module, n), type)]
+    return names
+
+
+# ------------------------------------------------------------------------------ the data
+def make_batch(kind: str, n: int, gen: torch.Generator, dtype: torch.dtype = torch.float32) -> tuple:
+    """The positional ``update`` arguments of one batch of ``n`` samples of ``kind``."""
+    def randn(*shape: int) -> Tensor:
+        return torch.randn(shape, generator=gen, dtype=torch.float64)
+
+    def rand(*shape: int) -> Tensor:
+        return torch.rand(shape, generator=gen, dtype=torch.float64)
+
+    if kind == "binary":
+        return rand(n).to(dtype), torch.randint(0, 2, (n,), generator=gen)
+    if kind == "multiclass":
+        return randn(n, C).softmax(-1).to(dtype), torch.randint(0, C, (n,), generator=gen)
+    if kind == "multiclass_2d":
+        return randn(n, C, 4).softmax(1).to(dtype), torch.randint(0, C, (n, 4), generator=gen)
+    if kind == "multilabel":
+        return rand(n, C).to(dtype), torch.randint(0, 2, (n, C), generator=gen)
+    if kind in ("real", "real2"):
+        shape = (n,) if kind == "real" else (n, 2)
+        target = 2 + 3 * randn(*shape)
+        return (0.8 * target + randn(*shape)).to(dtype), target.to(dtype)
+    if kind == "positive":
+        target = rand(n) * 5 + 0.1
+        return (target * (0.5 + rand(n))).to(dtype), target.to(dtype)
+    if kind == "prob":
+        return (rand(n, 4) + 0.05).to(dtype), (rand(n, 4) + 0.05).to(dtype)
+    if kind == "ensemble":
+        target = randn(n)
+        return (target.unsqueeze(1) + randn(n, 5)).to(dtype), target.to(dtype)
+    if kind == "rows":
+        preds = randn(n, 4)
+        return preds.to(dtype), (preds + 0.5 * randn(n, 4)).to(dtype)
+    if kind == "values":
+        return ((randn(n) * 2 + 1).to(dtype),)
+    if kind == "multitask":
+        reg_t = randn(n)
+        preds = {"cls": rand(n).to(dtype), "reg": (reg_t + randn(n)).to(dtype)}
+        target = {"cls": torch.randint(0, 2, (n,), generator=gen), "reg": reg_t.to(dtype)}
+        return preds, target
+    raise ValueError(f"unknown input kind {kind!r}")
+
+
+def batches(kind: str, sizes: tuple[int, ...], seed: int, dtype: torch.dtype = torch.float32) -> list[tuple]:
+    gen = torch.Generator().manual_seed(seed)
+    return [make_batch(kind, n, gen, dtype) for n in sizes]
+
+
+# ------------------------------------------------------------------------------ comparing
+def to_plain(value: Any) -> Any:
+    """Results as nested tuples/dicts of tensors (numbers become tensors) for comparison."""
+    if isinstance(value, Tensor):
+        return value.detach().cpu()
+    if isinstance(value, dict):
+        return {k: to_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return tuple(to_plain(v) for v in value)
+    if isinstance(value, (int, float)):
+        return torch.tensor(value)
+    return value
+
+
+def assert_identical(a: Any, b: Any, path: str = "result") -> None:
+    """Same structure, dtypes, shapes and bit-equal values (NaN equals NaN)."""
+    a, b = to_plain(a), to_plain(b)
+    if isinstance(b, dict):
+        assert isinstance(a, dict) and sorted(a) == sorted(b), f"{path}: keys {a!r} != {b!r}"
+        for k in b:
+            assert_identical(a[k], b[k], f"{path}[{k!r}]")
+        return
+    if isinstance(b, tuple):
+        assert isinstance(a, tuple) and len(a) == len(b), f"{path}: {a!r} != {b!r}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            assert_identical(x, y, f"{path}[{i}]")
+        return
+    assert isinstance(a, Tensor) and isinstance(b, Tensor), f"{path}: {a!r} != {b!r}"
+    assert a.dtype == b.dtype and a.shape == b.shape, f"{path}: {a.dtype}{tuple(a.shape)} != {b.dtype}{tuple(b.shape)}"
+    assert torch.equal(a, b) or (a.is_floating_point() and torch.equal(a.nan_to_num(7.25), b.nan_to_num(7.25))), f"{path}: {a} != {b}"
+
+
+def assert_close(ours: Any, oracle: Any, rtol: float, atol: float, path: str = "result") -> None:
+    """Same structure and values within tolerance (NaN equals NaN); dtypes are not compared."""
+    ours, oracle = to_plain(ours), to_plain(oracle)
+    if isinstance(oracle, dict):
+        assert isinstance(ours, dict) and sorted(ours) == sorted(oracle), f"{path}: keys {sorted(ours)} != {sorted(oracle)}"
+        for k in oracle:
+            assert_close(ours[k], oracle[k], rtol, atol, f"{path}[{k!r}]")
+        return
+    if isinstance(oracle, tuple):
+        assert isinstance(ours, tuple) and len(ours) == len(oracle), f"{path}: {ours!r} != {oracle!r}"
+        for i, (x, y) in enumerate(zip(ours, oracle)):
+            assert_close(x, y, rtol, atol, f"{path}[{i}]")
+        return
+    assert isinstance(ours, Tensor), f"{path}: expected a tensor, got {ours!r}"
+    torch.testing.assert_close(
+        ours.double(), oracle.double(), rtol=rtol, atol=atol, equal_nan=True, check_dtype=False,
+        msg=lambda m: f"{path}: {m}\nours={ours}\noracle={oracle}",
+    )
+
+
+def has_nan(value: Any) -> bool:
+    value = to_plain(value)
+    if isinstance(value, dict):
+        return any(has_nan(v) for v in value.values())
+    if isinstance(value, tuple):
+        return any(has_nan(v) for v in value)
+    return isinstance(value, Tensor) and value.is_floating_point() and bool(torch.isnan(value).any())
