@@ -29,7 +29,8 @@ class MetricsCallback(Callback):
     ``track_best`` logs the best value so far and its epoch (``"val/f1_best"``,
     ``"val/f1_best_epoch"``) and keeps them in the checkpoint; ``confidence_intervals`` logs
     bootstrap intervals over the pooled statistic (``"val/f1_ci_low"``, ``"val/f1_ci_high"``),
-    drawn with the value in one TensorBoard margin chart. See :mod:`.tracking`.
+    drawn with the value in one TensorBoard margin chart, for the ``ci_stages`` (by default val
+    and test: every batch updates ``ci_bootstraps`` replicates). See :mod:`.tracking`.
 
     Example:
 
@@ -59,13 +60,14 @@ class MetricsCallback(Callback):
         ci_level: float = 0.95,
         ci_bootstraps: int = 100,
         ci_seed: int = 0,
+        ci_stages: Sequence[str] = ("val", "test"),
     ) -> None:
         self.engine = MetricsEngine(
             metrics, stages, preds_key=preds_key, target_key=target_key, extract=extract,
             separator=separator, prog_bar=prog_bar, log_on_step=log_on_step,
             class_names=class_names, sinks=[*sinks, *plot_sinks(plots)], owner=type(self).__name__,
             track_best=track_best, confidence_intervals=confidence_intervals, ci_level=ci_level,
-            ci_bootstraps=ci_bootstraps, ci_seed=ci_seed,
+            ci_bootstraps=ci_bootstraps, ci_seed=ci_seed, ci_stages=ci_stages,
         )
         self._trainer: Optional["pl.Trainer"] = None
         # Lightning reads state_key around every hook call (profiler names): build it once

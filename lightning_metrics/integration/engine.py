@@ -73,7 +73,8 @@ class MetricsEngine:
             metric's ``higher_is_better``; see :mod:`.tracking`.
         confidence_intervals: log ``"{stage}/{name}_ci_low"``/``"_ci_high"`` for these metrics
             (``True``: all of ours), a bootstrap over the pooled statistic at ``ci_level`` with
-            ``ci_bootstraps`` replicates, resampled from seed ``ci_seed`` (plus the rank).
+            ``ci_bootstraps`` replicates, resampled from seed ``ci_seed`` (plus the rank), for the
+            ``ci_stages`` (by default ``("val", "test")``: each batch updates every replicate).
 
     The TensorBoard routing plugs in through ``sinks`` (or ``engine.router.sinks``), see
     :class:`~lightning_metrics.integration.routing.Router`.
@@ -104,6 +105,7 @@ class MetricsEngine:
         ci_level: float = 0.95,
         ci_bootstraps: int = 100,
         ci_seed: int = 0,
+        ci_stages: Sequence[str] = ("val", "test"),
     ) -> None:
         per_stage = _is_per_stage(metrics)
         if stages is None:
@@ -130,7 +132,9 @@ class MetricsEngine:
             raise TypeError(f"Argument `class_names` must be a sequence of names or None, got {class_names!r}")
 
         self.stages = tuple(dict.fromkeys(stages))
-        self.tracking = Tracking(track_best, confidence_intervals, ci_level, ci_bootstraps, ci_seed, separator)
+        self.tracking = Tracking(
+            track_best, confidence_intervals, ci_level, ci_bootstraps, ci_seed, ci_stages, separator
+        )
         self.templates: dict[str, StageMetrics] = {}
         for stage in self.stages:
             if per_stage and stage not in metrics:
@@ -138,7 +142,7 @@ class MetricsEngine:
             source = metrics[stage] if per_stage else metrics
             # each stage owns a pristine template; per-dataloader clones are copied from it
             self.templates[stage] = deepcopy(StageMetrics.build(source))
-            self.tracking.prepare(self.templates[stage].native, owner)  # multitask names, bootstrap replicates
+            self.tracking.prepare(self.templates[stage].native, owner, stage)  # multitask names, bootstrap replicates
         self.tracking.check_found(owner, [n for t in self.templates.values() for n in t.names()])
         self.preds_key, self.target_key, self.extract_fn = preds_key, target_key, extract
         self.step_stages = frozenset(step_stages)
@@ -358,7 +362,7 @@ class MetricsEngine:
     def _log_step_values(self, pl_module: Any, stage: str, dataloader_idx: int, trainer: Any, values: dict) -> None:
         several = self._num_dataloaders(trainer, stage) > 1
         suffix = f"/dataloader_idx_{dataloader_idx}" if several else ""
-        for name, value in values.items():
+        for name, value in _scalar_items(values, self.router.separator):  # a task's metrics: "task/acc"
             if classify(value) is not ResultKind.SCALAR:
                 continue  # batch values are scalars only; the epoch value routes the rest
             value = torch.as_tensor(value).detach().reshape(())
@@ -426,6 +430,15 @@ class MetricsEngine:
             from lightning.pytorch.utilities.rank_zero import rank_zero_warn
 
             rank_zero_warn(message, category=UserWarning)
+
+
+def _scalar_items(values: Mapping[str, Any], separator: str, prefix: str = "") -> Iterable[tuple[str, Any]]:
+    """(name, value) of ``values``, with nested mappings (multitask results) flattened by ``separator``."""
+    for name, value in values.items():
+        if isinstance(value, Mapping):
+            yield from _scalar_items(value, separator, f"{prefix}{name}{separator}")
+        else:
+            yield f"{prefix}{name}", value
 
 
 def _detach(value: Any) -> Any:

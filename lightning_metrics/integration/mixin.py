@@ -46,6 +46,7 @@ class MetricsMixin:
     metrics_confidence_intervals: Union[bool, Sequence[str]] = False  # "{stage}/{name}_ci_low"/"_ci_high"
     metrics_ci_level: float = 0.95
     metrics_ci_bootstraps: int = 100
+    metrics_ci_stages: Sequence[str] = ("val", "test")
 
     def configure_metrics(self) -> Any:
         """Return the metrics: a metric, a collection, a dict/list of them, or a dict per stage."""
@@ -87,6 +88,7 @@ class MetricsMixin:
             confidence_intervals=self.metrics_confidence_intervals,
             ci_level=self.metrics_ci_level,
             ci_bootstraps=self.metrics_ci_bootstraps,
+            ci_stages=self.metrics_ci_stages,
         )
         self.__dict__["_metrics_engine"] = engine
         for stage in engine.templates:

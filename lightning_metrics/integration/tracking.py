@@ -168,6 +168,9 @@ class Tracking:
         ci_level: the coverage of the intervals.
         ci_bootstraps: the number of bootstrap replicates.
         ci_seed: the seed of the resampling (plus the process rank).
+        ci_stages: the stages that get intervals; by default the evaluation stages, since each
+            batch updates ``ci_bootstraps`` replicates (about ``ci_bootstraps`` times the cost of
+            the metric's own update).
         separator: the engine's separator.
 
     >>> import torch
@@ -179,7 +182,8 @@ class Tracking:
     """
 
     def __init__(self, track_best: Names = False, confidence_intervals: bool | Sequence[str] = False,
-                 ci_level: float = 0.95, ci_bootstraps: int = 100, ci_seed: int = 0, separator: str = "/") -> None:
+                 ci_level: float = 0.95, ci_bootstraps: int = 100, ci_seed: int = 0,
+                 ci_stages: Sequence[str] = ("val", "test"), separator: str = "/") -> None:
         self.best_modes = _parse_best(track_best)
         self.track_all = track_best is True
         if confidence_intervals is True or confidence_intervals is False:
@@ -192,28 +196,33 @@ class Tracking:
             self.ci_names = tuple(confidence_intervals)
         check_interval_args(ci_bootstraps, ci_level, ("ci_bootstraps", "ci_level"))
         check_type("ci_seed", ci_seed, int)
+        if isinstance(ci_stages, str) or not all(s in ("train", "val", "test") for s in ci_stages):
+            raise ValueError(f"Argument `ci_stages` must be a sequence of 'train', 'val', 'test', got {ci_stages!r}")
+        self.ci_stages = tuple(ci_stages)
         self.ci_level, self.ci_bootstraps, self.ci_seed = ci_level, ci_bootstraps, ci_seed
         self.separator = separator
         self.best: dict[str, dict[str, Any]] = {}  # logged key -> {"value": float, "epoch": int}
         self.margin_charts: dict[str, tuple[str, str, str]] = {}  # value key -> (value, low, high) keys
         self._written_charts: set = set()
         self._ci_found: set = set()
+        self._prepared: set = set()
 
     @property
     def active(self) -> bool:
         return bool(self.best_modes or self.track_all or self.ci_names)
 
     # ------------------------------------------------------------ templates
-    def prepare(self, native: MetricCollection | None, owner: str) -> None:
+    def prepare(self, native: MetricCollection | None, owner: str, stage: str = "val") -> None:
         """Adapt one stage's template: multitask naming, then the bootstrap replicates."""
+        self._prepared.add(stage)
         if native is not None:
             _name_single_tasks(native)
-            if self.ci_names:
+            if self.ci_names and stage in self.ci_stages:
                 self._attach_bootstraps(native, owner)
 
     def check_found(self, owner: str, available: Sequence[str]) -> None:
         """After :meth:`prepare` of every stage: each name in ``confidence_intervals`` was found."""
-        if self.ci_names is True or not self.ci_names:
+        if self.ci_names is True or not self.ci_names or not set(self.ci_stages) & self._prepared:
             return
         missing = [n for n in self.ci_names if n not in self._ci_found]
         if missing:

@@ -62,7 +62,7 @@ def _series(events: EventAccumulator, tag: str) -> list[float]:
 
 def test_best_and_intervals_in_callback_metrics_and_tensorboard(tmp_path: Path):
     callback = lm.MetricsCallback(_metrics(), stages=("train", "val"), track_best=["acc", "error"],
-                                  confidence_intervals=["acc", "f1"], ci_bootstraps=60)
+                                  confidence_intervals=["acc", "f1"], ci_bootstraps=60, ci_stages=("train", "val"))
     logger = TensorBoardLogger(str(tmp_path), name="tb")
     trainer = L.Trainer(callbacks=[callback], **trainer_kwargs(tmp_path, max_epochs=4, logger=logger))
     trainer.fit(RecordingModel(lr=0.8), loader(64, seed=0), loader(240, seed=1, batch_size=40))
@@ -146,10 +146,12 @@ def _extract(outputs, batch):
 def test_multitask_logs_every_task_under_stage_task_name(tmp_path: Path, as_dict: bool):
     ours = _multitask(lm, lm.MetricCollection, MultitaskWrapper)
     callback = lm.MetricsCallback({"mse": ours} if as_dict else ours, stages=("val",), extract=_extract,
-                                  track_best=["cls/acc"])
+                                  track_best=["cls/acc"], log_on_step=["val"], confidence_intervals=True)
     model = RecordingModel()
     trainer = L.Trainer(callbacks=[callback], **trainer_kwargs(tmp_path))
     trainer.validate(model, loader(90, seed=3, batch_size=32), verbose=False)
+    assert "val/cls/f1_step" in trainer.logged_metrics  # batch values of the tasks too
+    assert not any("_ci_" in key for key in trainer.callback_metrics)  # a wrapper has no interval
 
     single = "mse" if as_dict else "MeanSquaredError"  # the user's key, else the metric's class name
     theirs = _multitask(torchmetrics, torchmetrics.MetricCollection, torchmetrics.wrappers.MultitaskWrapper)
@@ -180,6 +182,11 @@ def test_mixin_and_argument_errors(tmp_path: Path):
     assert float(found["val/acc_ci_low"]) <= float(found["val/acc"]) <= float(found["val/acc_ci_high"])
     assert float(found["val/acc_best"]) == float(found["val/acc"])
 
+    default = lm.MetricsCallback(_metrics(), confidence_intervals=["acc"])  # train batches stay cheap
+    assert [any(isinstance(m, PooledBootstrap) for m in default.engine.templates[s].native.values())
+            for s in ("train", "val", "test")] == [False, True, True]
+    with pytest.raises(ValueError, match="`ci_stages`"):
+        lm.MetricsCallback(_metrics(), confidence_intervals=True, ci_stages=("fit",))
     with pytest.raises(ValueError, match="`confidence_intervals`.*'nope'"):
         lm.MetricsCallback(_metrics(), confidence_intervals=["acc", "nope"])
     with pytest.raises(ValueError, match="`confidence_intervals`.*MinMaxMetric"):
