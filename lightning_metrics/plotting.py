@@ -362,8 +362,9 @@ def plot_confusion_matrix(
     image = ax.imshow(values.numpy(), cmap="viridis", interpolation="nearest")
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
     square = rows == cols
-    ax.set_xticks(range(cols), _labels(cols, class_names if square else None), rotation=45 if cols > 6 else 0)
-    ax.set_yticks(range(rows), _labels(rows, class_names))
+    if max(rows, cols) <= 50:  # beyond that, one label per class is unreadable (and slow to lay out)
+        ax.set_xticks(range(cols), _labels(cols, class_names if square else None), rotation=45 if cols > 6 else 0)
+        ax.set_yticks(range(rows), _labels(rows, class_names))
     ax.set_xlabel("Predicted" if square else "column")
     ax.set_ylabel("True" if square else "row")
     if rows * cols <= 900:

@@ -283,7 +283,7 @@ def test_raster_bars_and_lines() -> None:
 
 def test_encode_png_round_trips_through_pil() -> None:
     image = _raster.heatmap(torch.arange(12).reshape(3, 4))
-    decoded = torch.from_numpy(np.asarray(Image.open(io.BytesIO(_raster.encode_png(image))).convert("RGB")))
+    decoded = torch.from_numpy(np.array(Image.open(io.BytesIO(_raster.encode_png(image))).convert("RGB")))
     assert torch.equal(decoded, image)
     with pytest.raises(ValueError, match="image"):
         _raster.encode_png(torch.zeros(4, 4))

@@ -69,9 +69,16 @@ def _cell(value: Any) -> str:
     return str(int(value)) if value == value and value == int(value) and abs(value) < 1e15 else f"{value:.6g}"
 
 
+MAX_TABLE_SIDE = 64  # larger matrices get a note instead of a table (the image and CSV hold them)
+
+
 def markdown_table(matrix: Tensor, class_names: Optional[Sequence[Any]] = None) -> str:
     """A confusion matrix as a markdown table, true classes down and predicted across."""
     matrix = torch.as_tensor(matrix).detach().cpu()
+    if max(matrix.shape) > MAX_TABLE_SIDE:
+        return (f"A {matrix.shape[0]} x {matrix.shape[1]} matrix is too large for a table (total "
+                f"{_cell(matrix.double().sum())}, trace {_cell(matrix.double().diagonal().sum())}); "
+                "see the image, or the CSV file of a CSVLogger.")
     labels = plotting._labels(matrix.shape[0], class_names)
     columns = plotting._labels(matrix.shape[1], class_names if matrix.shape[0] == matrix.shape[1] else None)
     lines = ["| true \\ predicted | " + " | ".join(columns) + " |", "|" + " --- |" * (len(columns) + 1)]

@@ -38,7 +38,7 @@ from lightning_metrics.classification import (
     MulticlassROC,
     MultilabelConfusionMatrix,
 )
-from lightning_metrics.integration.loggers import LoggerSink
+from lightning_metrics.integration.loggers import LoggerSink, log_result, render_result
 from lightning_metrics.utilities import dim_zero_cat
 from tests.integration.integration_helpers import RecordingModel, free_port, loader, trainer_kwargs
 
@@ -342,3 +342,81 @@ def test_the_mixin_writes_the_same_images(tmp_path: Path) -> None:
     assert set(events.Tags()["images"]) == {"val/confmat", "val/pr"}
     assert "val/pr/pr_curve" in events.PluginTagToContent("pr_curves")
     assert parse_markdown_matrix(text_of(events.Tensors("val/confmat/text_summary")[0]))[:2] == (CLASSES, CLASSES)
+
+
+def test_several_val_dataloaders_get_their_own_tags(tmp_path: Path) -> None:
+    callback = lm.MetricsCallback({"confmat": MulticlassConfusionMatrix(3)}, stages=("val",))
+    logger = TensorBoardLogger(str(tmp_path), name="tb")
+    trainer = L.Trainer(**trainer_kwargs(tmp_path, logger=logger, callbacks=[callback], max_epochs=1))
+    trainer.fit(RecordingModel(), loader(32), [loader(16, seed=1), loader(24, seed=2)])
+    events = read_events(Path(logger.log_dir))
+    assert set(events.Tags()["images"]) == {"val/confmat/dataloader_idx_0", "val/confmat/dataloader_idx_1"}
+    totals = [parse_markdown_matrix(text_of(events.Tensors(f"val/confmat/dataloader_idx_{i}/text_summary")[0]))[2].sum()
+              for i in (0, 1)]
+    assert totals == [16, 24]
+
+
+# ------------------------------------------------------- the writers directly
+def test_binned_binary_pr_curve_goes_to_add_pr_curve_raw(tmp_path: Path) -> None:
+    g = torch.Generator().manual_seed(0)
+    scores, target = torch.rand(50, generator=g), torch.randint(0, 2, (50,), generator=g)
+    metric = BinaryPrecisionRecallCurve(thresholds=11)
+    metric.update(scores, target)
+    logger = TensorBoardLogger(str(tmp_path), name="tb")
+    written = log_result(logger, "val", "pr", metric.compute(), step=7, metric=metric)
+    logger.experiment.flush()
+    assert written == ["tensorboard"]
+    events = read_events(Path(logger.log_dir))
+    data = tensor_util.make_ndarray(events.Tensors("val/pr/pr_curve")[0].tensor_proto)
+    assert data.shape == (6, 11) and events.Tensors("val/pr/pr_curve")[0].step == 7
+    counts = metric.confmat  # (T, 2, 2): [threshold, target, prediction]
+    assert data[0].tolist() == counts[:, 1, 1].tolist() and data[1].tolist() == counts[:, 0, 1].tolist()
+    assert data[2].tolist() == counts[:, 0, 0].tolist() and data[3].tolist() == counts[:, 1, 0].tolist()
+    assert events.Tags()["images"] == ["val/pr"]
+
+
+def test_wandb_and_mlflow_loggers_get_their_image_apis(tmp_path: Path) -> None:
+    calls: list = []
+
+    class WandbLogger:  # stand-ins, found by class name (the real ones are optional installs)
+        def log_image(self, key, images, step=None):
+            calls.append(("wandb", key, images[0].shape, step))
+
+        def log_text(self, key, columns, data, step=None):
+            calls.append(("wandb-text", key, columns, step))
+
+    class _Client:
+        def log_image(self, run_id, image, artifact_file):
+            calls.append(("mlflow", run_id, artifact_file))
+
+        def log_text(self, run_id, text, artifact_file):
+            calls.append(("mlflow-text", run_id, artifact_file))
+
+    class MLFlowLogger:
+        experiment, run_id = _Client(), "run-1"
+
+    matrix = torch.tensor([[3, 1], [0, 4]])
+    written = log_result([WandbLogger(), MLFlowLogger()], "val", "confmat", matrix, step=5, epoch=2, backend="raster")
+    assert written == ["wandb", "mlflow"]
+    assert calls[0][:2] == ("wandb", "val/confmat") and calls[0][2][2] == 3 and calls[0][3] == 5
+    assert calls[1][:2] == ("wandb-text", "val/confmat/text")
+    assert ("mlflow", "run-1", "plots/val_confmat_epoch2.png") in calls
+    assert ("mlflow-text", "run-1", "plots/val_confmat_epoch2.csv") in calls
+
+
+def test_log_result_renders_mappings_key_by_key_and_large_matrices_as_a_note(tmp_path: Path) -> None:
+    logger = CSVLogger(str(tmp_path), name="csv")
+    written = log_result(logger, "test", "parts", {"cm": torch.eye(2), "curve": (torch.rand(4), torch.rand(4))},
+                         epoch=0, backend="raster")
+    assert written == [f"files:{logger.log_dir}"] * 2
+    names = sorted(p.name for p in Path(logger.log_dir).iterdir())
+    assert names == ["test_parts_cm_epoch0.csv", "test_parts_cm_epoch0.png", "test_parts_curve_epoch0.csv",
+                     "test_parts_curve_epoch0.png"]
+    big = render_result("val", "confmat", torch.ones(80, 80, dtype=torch.long), backend="raster")
+    assert big.text.startswith("A 80 x 80 matrix is too large for a table (total 6400, trace 80)")
+    assert len(big.table) == 81  # the CSV keeps every cell
+
+
+def test_operating_point_tuples_are_text_not_curves() -> None:
+    rendering = render_result("val", "p_at_r", (torch.tensor(0.75), torch.tensor(0.3)), kind="curve", backend="raster")
+    assert rendering.images == [] and "0.75" in rendering.text and rendering.table[1:] == [["0", "0.75"], ["1", "0.3"]]
