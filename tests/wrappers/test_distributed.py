@@ -8,7 +8,7 @@ import torch
 
 import lightning_metrics as lm
 import lightning_metrics.wrappers as lw
-from lightning_metrics.integration.tracking import PooledBootstrap, Tracking
+from lightning_metrics.wrappers.pooled_bootstrap import PooledBootstrap
 from tests._distributed import CollectiveCounter, run_distributed
 from tests.wrappers._cases import multiclass_batches, regression_batches
 
@@ -45,7 +45,8 @@ def _with_intervals() -> lm.MetricCollection:
     """The engine's set-up: acc and f1 share one statistic, so one PooledBootstrap serves both."""
     cls = lm.classification
     collection = lm.MetricCollection({"acc": cls.MulticlassAccuracy(3), "f1": cls.MulticlassF1Score(3)})
-    Tracking(confidence_intervals=True, ci_bootstraps=NUM_BOOTSTRAPS).prepare(collection, "test")
+    # what Tracking.prepare does (without importing lightning into the workers)
+    collection.add_metrics({"@ci0": PooledBootstrap(collection["acc"], dict(collection.items()), NUM_BOOTSTRAPS)})
     return collection
 
 

@@ -18,7 +18,7 @@ from tensorboard.plugins.custom_scalar import layout_pb2
 
 import lightning_metrics as lm
 from lightning_metrics.classification import MulticlassAccuracy, MulticlassF1Score
-from lightning_metrics.integration.tracking import PooledBootstrap
+from lightning_metrics.wrappers.pooled_bootstrap import PooledBootstrap
 from lightning_metrics.wrappers import MultitaskWrapper
 from tests.integration.integration_helpers import NUM_CLASSES, RecordingModel, loader, trainer_kwargs
 
