@@ -89,3 +89,20 @@ def test_the_core_never_imports_torchmetrics_or_lightning() -> None:
         "assert isinstance(lightning_metrics.aggregation.SumMetric(), torchmetrics.Metric)\n"
     )
     subprocess.run([sys.executable, "-c", code], cwd=str(ROOT), check=True, timeout=120)
+
+
+def test_entry_point_registers_for_every_trainer() -> None:
+    """With the package's ``lightning.pytorch.callbacks_factory`` entry point installed, a Trainer
+    registers our Metric even when nothing imported the integration: the import swap alone works."""
+    from importlib.metadata import entry_points
+
+    if not any(ep.value.startswith("lightning_metrics.") for ep in entry_points(group="lightning.pytorch.callbacks_factory")):
+        pytest.skip("the lightning.pytorch.callbacks_factory entry point is not installed (pip install -e .)")
+    code = (
+        "import sys, torchmetrics, lightning.pytorch as L\n"
+        "from lightning_metrics.classification import MulticlassAccuracy\n"
+        "assert 'lightning_metrics.integration' not in sys.modules\n"
+        "L.Trainer(accelerator='cpu', logger=False, enable_progress_bar=False, enable_model_summary=False)\n"
+        "assert isinstance(MulticlassAccuracy(3), torchmetrics.Metric)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], cwd=str(ROOT), check=True, timeout=120)
