@@ -19,7 +19,7 @@ test: $(STAMP)
 	$(PY) -m pytest -n 2 --dist loadfile -q
 
 demo: $(STAMP)
-	$(PY) examples/quickstart.py
+	$(PY) examples/digits.py
 
 bench: $(STAMP)
 	for f in benchmarks/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done

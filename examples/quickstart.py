@@ -1,6 +1,6 @@
 """Quick start: metrics on their own, a collection sharing one statistic, and the batch value.
 
-Run with ``make demo`` (or ``python examples/quickstart.py`` inside the virtual environment).
+Run with ``python examples/quickstart.py`` inside the virtual environment (``make demo`` runs examples/digits.py).
 """
 
 import torch
