@@ -4,6 +4,7 @@ event files (scalars and the custom-scalars margin layout)."""
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -20,7 +21,7 @@ import lightning_metrics as lm
 from lightning_metrics.classification import MulticlassAccuracy, MulticlassF1Score
 from lightning_metrics.wrappers.pooled_bootstrap import PooledBootstrap
 from lightning_metrics.wrappers import MultitaskWrapper
-from tests.integration.integration_helpers import NUM_CLASSES, RecordingModel, loader, trainer_kwargs
+from tests.integration.integration_helpers import NUM_CLASSES, RecordingModel, loader, run_script, trainer_kwargs
 
 pytestmark = [pytest.mark.timeout(240), pytest.mark.filterwarnings("ignore::UserWarning"),
               pytest.mark.filterwarnings("ignore::lightning.fabric.utilities.warnings.PossibleUserWarning")]
@@ -201,3 +202,39 @@ def test_mixin_and_argument_errors(tmp_path: Path):
         L.Trainer(callbacks=[undirected], **trainer_kwargs(tmp_path)).validate(
             RecordingModel(), loader(20, seed=5), verbose=False
         )
+
+
+_DDP_SCRIPT = """
+import json, sys
+import lightning.pytorch as L
+from lightning.pytorch.callbacks import Callback
+import lightning_metrics as lm
+from lightning_metrics.classification import MulticlassAccuracy, MulticlassF1Score
+from tests.integration.integration_helpers import RecordingModel, loader
+
+
+class Dump(Callback):
+    def on_fit_end(self, trainer, pl_module):
+        values = {k: float(v) for k, v in trainer.callback_metrics.items()}
+        json.dump(values, open(f"rank{trainer.global_rank}.json", "w"))
+
+
+callback = lm.MetricsCallback({"acc": MulticlassAccuracy(3, average="micro"), "f1": MulticlassF1Score(3)},
+                              stages=("val",), track_best=True, confidence_intervals=True, ci_bootstraps=40)
+trainer = L.Trainer(accelerator="cpu", devices=2, strategy="ddp", callbacks=[callback, Dump()], max_epochs=2,
+                    logger=False, enable_progress_bar=False, enable_model_summary=False, enable_checkpointing=False,
+                    num_sanity_val_steps=0)
+trainer.fit(RecordingModel(lr=0.8), loader(64, seed=0), loader(101, seed=1, batch_size=20))
+"""
+
+
+def test_ddp_ranks_log_the_same_best_values_and_intervals(tmp_path: Path):
+    """Two processes: the replicates are resampled per rank (own seeds) and pooled in the stage's fused
+    sync, so every rank logs the same interval and the same best value (ModelCheckpoint agrees)."""
+    run_script(_DDP_SCRIPT, tmp_path, timeout=200)
+    rank0, rank1 = (json.loads((tmp_path / f"rank{r}.json").read_text()) for r in (0, 1))
+    assert rank0 == rank1
+    for name in ("acc", "f1"):
+        assert rank0[f"val/{name}_ci_low"] <= rank0[f"val/{name}"] <= rank0[f"val/{name}_ci_high"]
+        assert rank0[f"val/{name}_best"] >= rank0[f"val/{name}"]
+    assert abs(rank0["val/acc"] * 101 - round(rank0["val/acc"] * 101)) < 1e-4  # 101 samples: padding dropped
