@@ -19,9 +19,15 @@ from tensorboard.plugins.custom_scalar import layout_pb2
 
 import lightning_metrics as lm
 from lightning_metrics.classification import MulticlassAccuracy, MulticlassF1Score
-from lightning_metrics.wrappers.pooled_bootstrap import PooledBootstrap
 from lightning_metrics.wrappers import MultitaskWrapper
-from tests.integration.integration_helpers import NUM_CLASSES, RecordingModel, loader, run_script, trainer_kwargs
+from lightning_metrics.wrappers.pooled_bootstrap import PooledBootstrap
+from tests.integration.integration_helpers import (
+    NUM_CLASSES,
+    RecordingModel,
+    loader,
+    run_script,
+    trainer_kwargs,
+)
 
 pytestmark = [pytest.mark.timeout(240), pytest.mark.filterwarnings("ignore::UserWarning"),
               pytest.mark.filterwarnings("ignore::lightning.fabric.utilities.warnings.PossibleUserWarning")]
