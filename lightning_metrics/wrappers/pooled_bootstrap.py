@@ -56,7 +56,7 @@ class PooledBootstrap(WrapperMetric):
 
     >>> import torch
     >>> from lightning_metrics.aggregation import MeanMetric
-    >>> boot = PooledBootstrap(MeanMetric(), {"mean": MeanMetric()}, num_bootstraps=200)
+    >>> boot = PooledBootstrap(MeanMetric(), {"mean": MeanMetric()}, num_bootstraps=50)
     >>> boot.update(torch.arange(1000.0))
     >>> low, high = boot.compute()["mean@ci"]
     >>> bool(460 < low < 499.5 < high < 540)
