@@ -26,17 +26,42 @@ from torch import Tensor
 
 WHITE, BLACK, GRID, FAINT = (255, 255, 255), (0, 0, 0), (64, 64, 64), (200, 200, 200)
 # viridis at five stops: readable in grey scale and for colour-blind readers
-_VIRIDIS = torch.tensor([[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]], dtype=torch.float32)
+_VIRIDIS = torch.tensor(
+    [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]], dtype=torch.float32
+)
 # matplotlib's "tab10" colours, one per curve or class
-PALETTE = [(31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 103, 189),
-           (140, 86, 75), (227, 119, 194), (127, 127, 127), (188, 189, 34), (23, 190, 207)]
+PALETTE = [
+    (31, 119, 180),
+    (255, 127, 14),
+    (44, 160, 44),
+    (214, 39, 40),
+    (148, 103, 189),
+    (140, 86, 75),
+    (227, 119, 194),
+    (127, 127, 127),
+    (188, 189, 34),
+    (23, 190, 207),
+]
 # 3x5 glyphs, rows top to bottom: enough for counts, rates and nan/inf
 _GLYPHS = {
-    "0": "111101101101111", "1": "010110010010111", "2": "111001111100111", "3": "111001111001111",
-    "4": "101101111001001", "5": "111100111001111", "6": "111100111101111", "7": "111001001001001",
-    "8": "111101111101111", "9": "111101111001111", ".": "000000000000010", "-": "000000111000000",
-    "+": "000010111010000", "e": "000111111100111", "n": "000110101101101", "a": "000011101101011",
-    "i": "010000010010010", "f": "011010111010010",
+    "0": "111101101101111",
+    "1": "010110010010111",
+    "2": "111001111100111",
+    "3": "111001111001111",
+    "4": "101101111001001",
+    "5": "111100111001111",
+    "6": "111100111101111",
+    "7": "111001001001001",
+    "8": "111101111101111",
+    "9": "111101111001111",
+    ".": "000000000000010",
+    "-": "000000111000000",
+    "+": "000010111010000",
+    "e": "000111111100111",
+    "n": "000110101101101",
+    "a": "000011101101011",
+    "i": "010000010010010",
+    "f": "011010111010010",
 }
 _MARGIN = 8
 
@@ -140,14 +165,20 @@ def heatmap_grid(matrices: Tensor, max_side: int = 600) -> Tensor:
     return image
 
 
-def bars(values: Tensor, lower: Optional[float] = None, upper: Optional[float] = None, height: int = 200) -> Tensor:
+def bars(
+    values: Tensor, lower: Optional[float] = None, upper: Optional[float] = None, height: int = 200
+) -> Tensor:
     """A bar chart of a 1-D tensor (one bar per class), with a zero line; NaN bars are left empty."""
     values = torch.as_tensor(values).detach().cpu().double().flatten()
     count = max(values.numel(), 1)
     width = int(max(4, min(40, 480 // count)))
     finite = values[torch.isfinite(values)]
-    low = min([0.0] + ([float(finite.min())] if finite.numel() else []) + ([lower] if lower is not None else []))
-    high = max([0.0] + ([float(finite.max())] if finite.numel() else []) + ([upper] if upper is not None else []))
+    low = min(
+        [0.0] + ([float(finite.min())] if finite.numel() else []) + ([lower] if lower is not None else [])
+    )
+    high = max(
+        [0.0] + ([float(finite.max())] if finite.numel() else []) + ([upper] if upper is not None else [])
+    )
     high = high if high > low else low + 1.0
     image = _canvas(height, count * width)
 
@@ -195,7 +226,9 @@ def lines(
     size: int = 256,
 ) -> Tensor:
     """A line chart of ``(x, y)`` pairs, one palette colour each, optionally with the y = x diagonal."""
-    curves = [(torch.as_tensor(x).double().flatten(), torch.as_tensor(y).double().flatten()) for x, y in curves]
+    curves = [
+        (torch.as_tensor(x).double().flatten(), torch.as_tensor(y).double().flatten()) for x, y in curves
+    ]
     x_range = x_range or _extent([x for x, _ in curves])
     y_range = y_range or _extent([y for _, y in curves])
     image = _canvas(size, size)
@@ -263,7 +296,12 @@ def encode_png(image: Tensor) -> bytes:
     rows = torch.cat([torch.zeros(height, 1, dtype=torch.uint8), pixels.reshape(height, width * 3)], dim=1)
 
     def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+        return (
+            struct.pack(">I", len(data))
+            + kind
+            + data
+            + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+        )
 
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB, no interlace
     return (

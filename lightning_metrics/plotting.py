@@ -29,199 +29,35 @@ matplotlib is an optional extra: it is imported inside the functions that need i
 from __future__ import annotations
 
 import contextvars
-import numbers
-from typing import Any, Mapping, Optional, Sequence, Union
+from typing import Any, Mapping, Optional, Sequence
 
 import torch
 from torch import Tensor
 
 from lightning_metrics import _raster
+from lightning_metrics._plot_data import (
+    NORMALIZATIONS,
+    _as_tensor,
+    _is_scalar,
+    _labels,
+    area,
+    curve_kind,
+    curve_lines,
+    normalize_confusion,
+    reliability_bins,
+    value_kind,
+)
 from lightning_metrics.utilities.checks import check_choice
 
-NORMALIZATIONS = (None, "true", "pred", "all")
 RENDER_KINDS = ("scalars", "bars", "confusion_matrix", "curves", "reliability")
 # set while render_image draws: figures are then off-screen Agg figures, unknown to pyplot
 _OFFSCREEN = contextvars.ContextVar("lightning_metrics_offscreen", default=False)
 
 
-# ----------------------------------------------------------------- value shapes
-def _is_scalar(value: Any) -> bool:
-    if isinstance(value, bool):
-        return False
-    return isinstance(value, numbers.Number) or (isinstance(value, Tensor) and value.numel() == 1)
-
-
-def value_kind(value: Any) -> str:
-    """What a computed value looks like, for drawing.
-
-    One of ``"scalar"``, ``"series"`` (a sequence of scalars, e.g. one value per step),
-    ``"series_of_mappings"``, ``"vector"``, ``"matrix"``, ``"multilabel_matrix"`` (``(L, 2, 2)``),
-    ``"curve"`` (``(x, y[, thresholds])`` of tensors or of per-class lists), ``"mapping"`` or
-    ``"other"``.
-
-    >>> import torch
-    >>> value_kind(torch.zeros(4, 2, 2)), value_kind((torch.rand(3), torch.rand(3), torch.rand(2)))
-    ('multilabel_matrix', 'curve')
-    >>> value_kind([torch.tensor(0.1), torch.tensor(0.2)]), value_kind({"a": torch.tensor(1.0)})
-    ('series', 'mapping')
-    """
-    if _is_scalar(value):
-        return "scalar"
-    if isinstance(value, Mapping):
-        return "mapping"
-    if isinstance(value, Tensor):
-        if value.ndim == 1 and value.numel() > 0:
-            return "vector"
-        if value.ndim == 2 and value.numel() > 0:
-            return "matrix"
-        if value.ndim == 3 and value.numel() > 0 and tuple(value.shape[1:]) == (2, 2):
-            return "multilabel_matrix"
-        return "other"
-    if isinstance(value, (list, tuple)) and value:
-        if all(_is_scalar(v) for v in value):
-            return "series"
-        if all(isinstance(v, Mapping) for v in value):
-            return "series_of_mappings"
-        if len(value) in (2, 3) and all(isinstance(v, (Tensor, list, tuple)) for v in value):
-            return "curve"
-    return "other"
-
-
-def curve_kind(metric: Any = None, name: Optional[str] = None) -> Optional[str]:
-    """``"roc"``, ``"pr"`` or ``None`` (a generic curve), from the metric's class or the result's name.
-
-    A metric may say it directly with a ``plot_curve_kind`` attribute.
-
-    >>> curve_kind(name="val/roc"), curve_kind(name="pr_curve"), curve_kind(name="lift")
-    ('roc', 'pr', None)
-    """
-    hints = [getattr(metric, "plot_curve_kind", None), type(metric).__name__ if metric is not None else None, name]
-    for hint in hints:
-        if not isinstance(hint, str):
-            continue
-        text = hint.lower().replace("_", "").replace("-", "").rsplit("/", 1)[-1]
-        if text in ("roc", "pr") or "precisionrecall" in text or text.startswith("prcurve"):
-            return "roc" if text == "roc" else "pr"
-        if "roc" in text and "auroc" not in text:
-            return "roc"
-    return None
-
-
-def curve_lines(value: Any, kind: Optional[str] = None) -> list[tuple[Tensor, Tensor]]:
-    """The ``(x, y)`` line(s) of a curve value: one for a binary curve, one per class otherwise.
-
-    Precision-recall values come as ``(precision, recall, thresholds)`` and are drawn with
-    recall on x. Non-finite points (classes without positives) are dropped.
-
-    >>> import torch
-    >>> [(x.tolist(), y.tolist()) for x, y in curve_lines((torch.tensor([1.0, 0.5]), torch.tensor([0.0, 1.0])), "pr")]
-    [([0.0, 1.0], [1.0, 0.5])]
-    """
-    first, second = value[0], value[1]
-    if isinstance(first, Tensor) and first.ndim <= 1:
-        pairs = [(first, second)]
-    elif isinstance(first, Tensor):
-        pairs = list(zip(first.unbind(0), second.unbind(0)))
-    else:
-        pairs = list(zip(first, second))
-    out = []
-    for a, b in pairs:
-        a = torch.as_tensor(a).detach().cpu().double().flatten()
-        b = torch.as_tensor(b).detach().cpu().double().flatten()
-        x, y = (b, a) if kind == "pr" else (a, b)
-        keep = torch.isfinite(x) & torch.isfinite(y)
-        out.append((x[keep], y[keep]))
-    return out
-
-
-def area(x: Tensor, y: Tensor) -> float:
-    """The area under a monotone line (trapezoid rule, either direction of x).
-
-    >>> import torch
-    >>> area(torch.tensor([0.0, 0.5, 1.0]), torch.tensor([0.0, 1.0, 1.0]))
-    0.75
-    """
-    return abs(float(torch.trapezoid(y, x))) if x.numel() > 1 else float("nan")
-
-
-def normalize_confusion(matrix: Tensor, normalize: Optional[str]) -> Tensor:
-    """Rows (``"true"``), columns (``"pred"``) or the whole (``"all"``) summing to one; 0/0 -> 0.
-
-    >>> import torch
-    >>> normalize_confusion(torch.tensor([[3, 1], [0, 0]]), "true")
-    tensor([[0.7500, 0.2500],
-            [0.0000, 0.0000]])
-    """
-    check_choice("normalize", normalize, NORMALIZATIONS)
-    matrix = torch.as_tensor(matrix)
-    if normalize is None:
-        return matrix
-    value = matrix.double()
-    if normalize == "true":
-        total = value.sum(dim=-1, keepdim=True)
-    elif normalize == "pred":
-        total = value.sum(dim=-2, keepdim=True)
-    else:
-        total = value.sum(dim=(-2, -1), keepdim=True)
-    return torch.nan_to_num(value / total).float()
-
-
-def reliability_bins(metric: Any) -> Optional[tuple[Tensor, Tensor, Tensor]]:
-    """Mean confidence, accuracy and sample count per confidence bin of a calibration metric.
-
-    Read from the metric's (merged) states: a ``(3, n_bins + 1)`` histogram (count, confidence
-    sum, accuracy sum) or torchmetrics' ``confidences``/``accuracies`` states. ``None`` when the
-    metric has neither. A confidence of exactly 1 is counted in the last bin.
-    """
-    n_bins = getattr(metric, "n_bins", None)
-    if not isinstance(n_bins, int) or isinstance(n_bins, bool) or n_bins < 1:
-        return None
-    states = _states(metric)
-    histogram = None
-    for value in states.values():
-        if isinstance(value, Tensor) and value.ndim == 2 and tuple(value.shape) == (3, n_bins + 1):
-            histogram = value.detach().cpu().double()
-    if histogram is None and "confidences" in states and "accuracies" in states:
-        confidences = _cat(states["confidences"]).double()
-        accuracies = _cat(states["accuracies"]).double()
-        edges = torch.linspace(0, 1, n_bins + 1, dtype=torch.float64)
-        index = (torch.bucketize(confidences, edges, right=True) - 1).clamp(0, n_bins)
-        histogram = torch.zeros(3, n_bins + 1, dtype=torch.float64)
-        histogram.index_add_(1, index, torch.stack([torch.ones_like(confidences), confidences, accuracies]))
-    if histogram is None:
-        return None
-    folded = histogram[:, :n_bins].clone()
-    folded[:, -1] += histogram[:, n_bins]  # confidences of exactly 1 join the last bin
-    count, confidence_sum, accuracy_sum = folded
-    return torch.nan_to_num(confidence_sum / count), torch.nan_to_num(accuracy_sum / count), count
-
-
-def _states(metric: Any) -> dict[str, Any]:
-    state = getattr(metric, "metric_state", None)
-    if isinstance(state, Mapping):
-        return dict(state)
-    names = getattr(metric, "_defaults", None) or {}
-    return {name: getattr(metric, name) for name in names if hasattr(metric, name)}
-
-
-def _cat(value: Any) -> Tensor:
-    if isinstance(value, Tensor):
-        return value.detach().cpu().flatten()
-    return torch.cat([torch.as_tensor(v).detach().cpu().flatten() for v in value]) if value else torch.zeros(0)
-
-
-def _as_tensor(value: Any) -> Tensor:
-    return torch.as_tensor(value).detach().cpu()
-
-
-def _labels(size: int, names: Optional[Sequence[Any]]) -> list[str]:
-    if names is not None and len(names) == size:
-        return [str(n) for n in names]
-    return [str(i) for i in range(size)]
-
-
 # ------------------------------------------------------------------ matplotlib
-def _subplots(ax: Any = None, nrows: int = 1, ncols: int = 1, figsize: Optional[tuple] = None) -> tuple[Any, Any]:
+def _subplots(
+    ax: Any = None, nrows: int = 1, ncols: int = 1, figsize: Optional[tuple] = None
+) -> tuple[Any, Any]:
     """The figure of ``ax``, or a new figure: off-screen Agg inside :func:`render_image`, pyplot otherwise."""
     if ax is not None:
         return ax.get_figure(), ax
@@ -247,10 +83,18 @@ def _series(values: Any, name: Optional[str]) -> dict[str, Tensor]:
     if _is_scalar(values):
         return {label: _as_tensor(values).double().reshape(1)}
     if isinstance(values, Mapping):
-        return {str(k): _as_tensor(v if not isinstance(v, (list, tuple)) else torch.stack([_as_tensor(x) for x in v]))
-                .double().flatten() for k, v in values.items()}
+        return {
+            str(k): _as_tensor(
+                v if not isinstance(v, (list, tuple)) else torch.stack([_as_tensor(x) for x in v])
+            )
+            .double()
+            .flatten()
+            for k, v in values.items()
+        }
     if isinstance(values, (list, tuple)) and values and all(isinstance(v, Mapping) for v in values):
-        return {str(k): torch.stack([_as_tensor(v[k]).double().reshape(()) for v in values]) for k in values[0]}
+        return {
+            str(k): torch.stack([_as_tensor(v[k]).double().reshape(()) for v in values]) for k in values[0]
+        }
     if isinstance(values, (list, tuple)) and values:
         stacked = torch.stack([_as_tensor(v).double() for v in values])
         if stacked.ndim == 1:
@@ -258,7 +102,9 @@ def _series(values: Any, name: Optional[str]) -> dict[str, Tensor]:
         return {f"{label} {i}".strip(): column for i, column in enumerate(stacked.reshape(len(values), -1).T)}
     if isinstance(values, Tensor) and values.ndim == 1:
         return {label: values.detach().cpu().double()}
-    raise ValueError(f"Argument `values` must be scalars, a sequence or a dict of them, got {type(values).__name__}")
+    raise ValueError(
+        f"Argument `values` must be scalars, a sequence or a dict of them, got {type(values).__name__}"
+    )
 
 
 def plot_scalars(
@@ -272,17 +118,28 @@ def plot_scalars(
     """A value, or values over steps (one line per name), with the metric's bounds dashed.
 
     >>> import torch
-    >>> fig, ax = plot_scalars([torch.tensor(0.5), torch.tensor(0.7)], name="acc", lower_bound=0.0, upper_bound=1.0)
+    >>> values = [torch.tensor(0.5), torch.tensor(0.7)]
+    >>> fig, ax = plot_scalars(values, name="acc", lower_bound=0.0, upper_bound=1.0)
     >>> [round(float(y), 4) for y in ax.get_lines()[0].get_ydata()]
     [0.5, 0.7]
     """
     series = _series(values, name)
     fig, ax = _subplots(ax)
     for label, ys in series.items():
-        ax.plot(range(len(ys)), ys.tolist(), marker="o", linestyle="-" if len(ys) > 1 else "None", label=label or None)
+        ax.plot(
+            range(len(ys)),
+            ys.tolist(),
+            marker="o",
+            linestyle="-" if len(ys) > 1 else "None",
+            label=label or None,
+        )
         if len(ys) == 1 and len(series) == 1:
-            ax.annotate(_raster.format_number(float(ys[0])) if ys[0] == ys[0].round() else f"{float(ys[0]):.4f}",
-                        (0, float(ys[0])), textcoords="offset points", xytext=(8, 8))
+            ax.annotate(
+                _raster.format_number(float(ys[0])) if ys[0] == ys[0].round() else f"{float(ys[0]):.4f}",
+                (0, float(ys[0])),
+                textcoords="offset points",
+                xytext=(8, 8),
+            )
     for bound in (lower_bound, upper_bound):
         if bound is not None:
             ax.axhline(bound, linestyle="--", color="black", linewidth=0.8)
@@ -322,12 +179,19 @@ def plot_bars(
     fig, ax = _subplots(ax, figsize=(max(4.0, 0.45 * len(labels) + 1.5), 3.6))
     positions = list(range(len(labels)))
     ax.bar(positions, values.nan_to_num(0.0).tolist(), color="tab:blue")
-    ax.set_xticks(positions, labels, rotation=45 if len(labels) > 8 else 0, ha="right" if len(labels) > 8 else "center")
+    ax.set_xticks(
+        positions, labels, rotation=45 if len(labels) > 8 else 0, ha="right" if len(labels) > 8 else "center"
+    )
     if len(labels) <= 30:
         for x, v in zip(positions, values.tolist()):
-            ax.annotate(_raster.format_number(v), (x, 0 if v != v else v), ha="center", va="bottom", fontsize=8)
+            ax.annotate(
+                _raster.format_number(v), (x, 0 if v != v else v), ha="center", va="bottom", fontsize=8
+            )
     if lower_bound is not None and upper_bound is not None:
-        ax.set_ylim(min(lower_bound, float(values.nan_to_num(0).min())), max(upper_bound, float(values.nan_to_num(0).max())) * 1.08)
+        ax.set_ylim(
+            min(lower_bound, float(values.nan_to_num(0).min())),
+            max(upper_bound, float(values.nan_to_num(0).max())) * 1.08,
+        )
     ax.set_ylabel(name or "value")
     ax.grid(True, axis="y", alpha=0.3)
     return fig, ax
@@ -354,7 +218,9 @@ def plot_confusion_matrix(
     if matrix.ndim == 3:
         return _plot_confusion_grid(matrix, class_names, normalize, ax, title)
     if matrix.ndim != 2:
-        raise ValueError(f"Argument `matrix` must be 2-D or a stack of 2x2 matrices, got shape {tuple(matrix.shape)}")
+        raise ValueError(
+            f"Argument `matrix` must be 2-D or a stack of 2x2 matrices, got shape {tuple(matrix.shape)}"
+        )
     values = normalize_confusion(matrix, normalize).double()
     rows, cols = values.shape
     side = max(3.5, 0.55 * max(rows, cols) + 1.8)
@@ -363,7 +229,9 @@ def plot_confusion_matrix(
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
     square = rows == cols
     if max(rows, cols) <= 50:  # beyond that, one label per class is unreadable (and slow to lay out)
-        ax.set_xticks(range(cols), _labels(cols, class_names if square else None), rotation=45 if cols > 6 else 0)
+        ax.set_xticks(
+            range(cols), _labels(cols, class_names if square else None), rotation=45 if cols > 6 else 0
+        )
         ax.set_yticks(range(rows), _labels(rows, class_names))
     ax.set_xlabel("Predicted" if square else "column")
     ax.set_ylabel("True" if square else "row")
@@ -373,8 +241,15 @@ def plot_confusion_matrix(
         for r in range(rows):
             for c in range(cols):
                 v = float(values[r, c])
-                ax.text(c, r, _raster.format_number(v), ha="center", va="center", fontsize=8 if rows > 10 else 10,
-                        color="black" if v > middle else "white")
+                ax.text(
+                    c,
+                    r,
+                    _raster.format_number(v),
+                    ha="center",
+                    va="center",
+                    fontsize=8 if rows > 10 else 10,
+                    color="black" if v > middle else "white",
+                )
     if title:
         ax.set_title(title)
     return fig, ax
@@ -392,7 +267,9 @@ def _plot_confusion_grid(
     else:
         flat = list(ax.flat) if hasattr(ax, "flat") else list(ax)
         if len(flat) < count:
-            raise ValueError(f"Argument `ax` must hold at least {count} axes for {count} labels, got {len(flat)}")
+            raise ValueError(
+                f"Argument `ax` must hold at least {count} axes for {count} labels, got {len(flat)}"
+            )
         fig = flat[0].get_figure()
     for i, (axis, label) in enumerate(zip(flat, _labels(count, names))):
         plot_confusion_matrix(matrices[i], class_names=["0", "1"], normalize=normalize, ax=axis, title=label)
@@ -460,12 +337,30 @@ def plot_reliability(
     n_bins = count.numel()
     centers = (torch.arange(n_bins, dtype=torch.float64) + 0.5) / n_bins
     used = count > 0
-    ece = float((count * (accuracy - confidence).abs()).sum() / count.sum()) if count.sum() > 0 else float("nan")
+    ece = (
+        float((count * (accuracy - confidence).abs()).sum() / count.sum())
+        if count.sum() > 0
+        else float("nan")
+    )
     fig, ax = _subplots(ax, figsize=(4.8, 4.5))
-    ax.bar(centers[used].tolist(), accuracy[used].tolist(), width=1.0 / n_bins, edgecolor="black",
-           color="tab:blue", label="accuracy")
-    ax.bar(centers[used].tolist(), (confidence - accuracy)[used].tolist(), bottom=accuracy[used].tolist(),
-           width=1.0 / n_bins, color="tab:red", alpha=0.3, hatch="//", label="gap")
+    ax.bar(
+        centers[used].tolist(),
+        accuracy[used].tolist(),
+        width=1.0 / n_bins,
+        edgecolor="black",
+        color="tab:blue",
+        label="accuracy",
+    )
+    ax.bar(
+        centers[used].tolist(),
+        (confidence - accuracy)[used].tolist(),
+        bottom=accuracy[used].tolist(),
+        width=1.0 / n_bins,
+        color="tab:red",
+        alpha=0.3,
+        hatch="//",
+        label="gap",
+    )
     ax.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=0.8)
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
@@ -505,9 +400,14 @@ def plot_metric(metric: Any, val: Any = None, ax: Any = None) -> tuple[Any, Any]
     kind = value_kind(val)
     names = _metric_class_names(metric)
     label = getattr(metric, "plot_legend_name", None) or type(metric).__name__
-    bounds = dict(lower_bound=getattr(metric, "plot_lower_bound", None), upper_bound=getattr(metric, "plot_upper_bound", None))
+    bounds = dict(
+        lower_bound=getattr(metric, "plot_lower_bound", None),
+        upper_bound=getattr(metric, "plot_upper_bound", None),
+    )
     if kind in ("scalar", "series", "series_of_mappings"):
-        return plot_scalars(val, ax=ax, name=label, higher_is_better=getattr(metric, "higher_is_better", None), **bounds)
+        return plot_scalars(
+            val, ax=ax, name=label, higher_is_better=getattr(metric, "higher_is_better", None), **bounds
+        )
     if kind == "mapping" and all(_is_scalar(v) for v in val.values()):
         return plot_bars(val, ax=ax, name=label, **bounds)
     if kind == "vector":
@@ -526,7 +426,9 @@ def plot_collection(collection: Any, val: Any = None, ax: Any = None, together: 
         raise ValueError(f"Argument `together` must be a bool, got {together!r}")
     items = list(collection.items(keep_base=False, copy_state=False))
     if ax is not None and not together and (not isinstance(ax, Sequence) or len(ax) != len(items)):
-        raise ValueError(f"Argument `ax` must be a sequence of {len(items)} axes (one per metric), got {ax!r}")
+        raise ValueError(
+            f"Argument `ax` must be a sequence of {len(items)} axes (one per metric), got {ax!r}"
+        )
     if val is None:
         val = collection.compute()
     if together:
@@ -543,12 +445,16 @@ def plot_collection(collection: Any, val: Any = None, ax: Any = None, together: 
 
 # ------------------------------------------------------------------ rendering
 _DRAW = {
-    "scalars": lambda value, o: plot_scalars(value, name=o.get("title"), lower_bound=o.get("lower_bound"),
-                                             upper_bound=o.get("upper_bound")),
+    "scalars": lambda value, o: plot_scalars(
+        value, name=o.get("title"), lower_bound=o.get("lower_bound"), upper_bound=o.get("upper_bound")
+    ),
     "bars": lambda value, o: plot_bars(value, class_names=o.get("class_names"), name=o.get("title")),
-    "confusion_matrix": lambda value, o: plot_confusion_matrix(value, o.get("class_names"), o.get("normalize"),
-                                                               title=o.get("title")),
-    "curves": lambda value, o: plot_curves(value, o.get("curve_kind"), o.get("class_names"), title=o.get("title")),
+    "confusion_matrix": lambda value, o: plot_confusion_matrix(
+        value, o.get("class_names"), o.get("normalize"), title=o.get("title")
+    ),
+    "curves": lambda value, o: plot_curves(
+        value, o.get("curve_kind"), o.get("class_names"), title=o.get("title")
+    ),
     "reliability": lambda value, o: plot_reliability(value, title=o.get("title")),
 }
 
@@ -558,8 +464,11 @@ def _raster_image(kind: str, value: Any, options: Mapping[str, Any]) -> Tensor:
         matrix = normalize_confusion(_as_tensor(value), options.get("normalize"))
         return _raster.heatmap_grid(matrix) if matrix.ndim == 3 else _raster.heatmap(matrix)
     if kind == "bars":
-        return _raster.bars(torch.stack([_as_tensor(v).double().reshape(()) for v in value.values()])
-                            if isinstance(value, Mapping) else _as_tensor(value))
+        return _raster.bars(
+            torch.stack([_as_tensor(v).double().reshape(()) for v in value.values()])
+            if isinstance(value, Mapping)
+            else _as_tensor(value)
+        )
     if kind == "curves":
         style = options.get("curve_kind")
         unit = (0.0, 1.0) if style is not None else None
@@ -607,6 +516,7 @@ def render_image(kind: str, value: Any, *, backend: str = "auto", **options: Any
 
 
 __all__ = [
+    "NORMALIZATIONS",
     "area",
     "curve_kind",
     "curve_lines",

@@ -15,7 +15,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 from PIL import Image  # noqa: E402
-from sklearn.metrics import confusion_matrix as sk_confusion_matrix, roc_auc_score  # noqa: E402
+from sklearn.metrics import confusion_matrix as sk_confusion_matrix  # noqa: E402
+from sklearn.metrics import roc_auc_score
 
 import lightning_metrics as lm  # noqa: E402
 from lightning_metrics import _raster, plotting  # noqa: E402
@@ -102,8 +103,12 @@ def test_normalize_confusion_matches_sklearn(normalize) -> None:
     preds = torch.roll(target, 3)
     matrix = torch.as_tensor(sk_confusion_matrix(target, preds, labels=range(4)))
     expected = sk_confusion_matrix(target, preds, labels=range(4), normalize=normalize)
-    torch.testing.assert_close(plotting.normalize_confusion(matrix, normalize).double(), torch.as_tensor(expected).double(),
-                               rtol=1e-6, atol=1e-7)
+    torch.testing.assert_close(
+        plotting.normalize_confusion(matrix, normalize).double(),
+        torch.as_tensor(expected).double(),
+        rtol=1e-6,
+        atol=1e-7,
+    )
 
 
 def test_normalize_confusion_rejects_unknown_mode() -> None:
@@ -196,14 +201,21 @@ def test_reliability_bins_from_our_histogram_and_from_torchmetrics_states() -> N
     g = torch.Generator().manual_seed(3)
     probs, target = torch.rand(200, generator=g), torch.randint(0, 2, (200,), generator=g)
     probs[:3] = 1.0  # confidences of exactly one join the last bin
-    ours, theirs = BinaryCalibrationError(n_bins=5), torchmetrics.classification.BinaryCalibrationError(n_bins=5)
+    ours, theirs = (
+        BinaryCalibrationError(n_bins=5),
+        torchmetrics.classification.BinaryCalibrationError(n_bins=5),
+    )
     ours.update(probs, target)
     theirs.update(probs, target)
     # binary calibration (as torchmetrics): the confidence is the score, the accuracy the target
     confidence, correct = probs, target.double()
     index = (confidence * 5).long().clamp(max=4)
     count = torch.bincount(index, minlength=5).double()
-    expected = (torch.bincount(index, confidence.double(), 5) / count, torch.bincount(index, correct, 5) / count, count)
+    expected = (
+        torch.bincount(index, confidence.double(), 5) / count,
+        torch.bincount(index, correct, 5) / count,
+        count,
+    )
     for metric in (ours, theirs):
         bins = plotting.reliability_bins(metric)
         for got, want in zip(bins, expected):
@@ -233,8 +245,11 @@ def test_metric_collection_plot() -> None:
         ("confusion_matrix", torch.tensor([[3, 1], [0, 4]]), {"class_names": ["a", "b"]}),
         ("confusion_matrix", torch.randint(0, 5, (3, 2, 2)), {"normalize": "true"}),
         ("bars", torch.tensor([0.2, 0.9, float("nan")]), {}),
-        ("curves", (torch.tensor([0.0, 0.5, 1.0]), torch.tensor([0.0, 0.8, 1.0]), torch.tensor([1.0, 0.5])),
-         {"curve_kind": "roc"}),
+        (
+            "curves",
+            (torch.tensor([0.0, 0.5, 1.0]), torch.tensor([0.0, 0.8, 1.0]), torch.tensor([1.0, 0.5])),
+            {"curve_kind": "roc"},
+        ),
         ("reliability", (torch.tensor([0.2, 0.7]), torch.tensor([0.3, 0.6]), torch.tensor([4.0, 6.0])), {}),
         ("scalars", [torch.tensor(0.1), torch.tensor(0.3)], {"title": "loss"}),
     ],
@@ -277,7 +292,9 @@ def test_raster_bars_and_lines() -> None:
     blue = torch.tensor(_raster.PALETTE[0], dtype=torch.uint8)
     heights = [(image[:, 8 + i * 40 + 20] == blue).all(-1).sum().item() for i in range(2)]
     assert heights[0] == pytest.approx(2 * heights[1], abs=2)
-    chart = _raster.lines([(torch.tensor([0.0, 1.0]), torch.tensor([0.0, 1.0]))], (0.0, 1.0), (0.0, 1.0), size=100)
+    chart = _raster.lines(
+        [(torch.tensor([0.0, 1.0]), torch.tensor([0.0, 1.0]))], (0.0, 1.0), (0.0, 1.0), size=100
+    )
     assert chart[8 + 50, 8 + 50].tolist() == list(_raster.PALETTE[0])  # the middle of the diagonal
 
 

@@ -45,9 +45,10 @@ from typing import Any, Optional, Sequence, Union
 import torch
 from torch import Tensor
 
-from lightning_metrics import _raster, plotting
+from lightning_metrics import _plot_data, _raster, plotting
 from lightning_metrics.integration.routing import ResultKind, RouteContext, RoutedResult
 from lightning_metrics.utilities.checks import check_choice
+
 
 @dataclass
 class Rendering:
@@ -76,11 +77,13 @@ def markdown_table(matrix: Tensor, class_names: Optional[Sequence[Any]] = None) 
     """A confusion matrix as a markdown table, true classes down and predicted across."""
     matrix = torch.as_tensor(matrix).detach().cpu()
     if max(matrix.shape) > MAX_TABLE_SIDE:
-        return (f"A {matrix.shape[0]} x {matrix.shape[1]} matrix is too large for a table (total "
-                f"{_cell(matrix.double().sum())}, trace {_cell(matrix.double().diagonal().sum())}); "
-                "see the image, or the CSV file of a CSVLogger.")
-    labels = plotting._labels(matrix.shape[0], class_names)
-    columns = plotting._labels(matrix.shape[1], class_names if matrix.shape[0] == matrix.shape[1] else None)
+        return (
+            f"A {matrix.shape[0]} x {matrix.shape[1]} matrix is too large for a table (total "
+            f"{_cell(matrix.double().sum())}, trace {_cell(matrix.double().diagonal().sum())}); "
+            "see the image, or the CSV file of a CSVLogger."
+        )
+    labels = _plot_data._labels(matrix.shape[0], class_names)
+    columns = _plot_data._labels(matrix.shape[1], class_names if matrix.shape[0] == matrix.shape[1] else None)
     lines = ["| true \\ predicted | " + " | ".join(columns) + " |", "|" + " --- |" * (len(columns) + 1)]
     for label, row in zip(labels, matrix.tolist()):
         lines.append(f"| **{label}** | " + " | ".join(_cell(v) for v in row) + " |")
@@ -89,7 +92,7 @@ def markdown_table(matrix: Tensor, class_names: Optional[Sequence[Any]] = None) 
 
 def _multilabel_rows(matrices: Tensor, names: Optional[Sequence[Any]]) -> list[list[str]]:
     rows = [["label", "tn", "fp", "fn", "tp"]]
-    for label, m in zip(plotting._labels(matrices.shape[0], names), matrices.tolist()):
+    for label, m in zip(_plot_data._labels(matrices.shape[0], names), matrices.tolist()):
         rows.append([label, _cell(m[0][0]), _cell(m[0][1]), _cell(m[1][0]), _cell(m[1][1])])
     return rows
 
@@ -109,7 +112,7 @@ def _curve_rows(value: Any, style: Optional[str], names: Optional[Sequence[Any]]
         if thresholds is None or (isinstance(thresholds, Tensor) and thresholds.ndim <= 1):
             thresholds = [thresholds] * len(first)  # binned curves share one threshold vector
         parts = list(zip(first, second, thresholds))
-    for label, (a, b, t) in zip(plotting._labels(len(parts), names), parts):
+    for label, (a, b, t) in zip(_plot_data._labels(len(parts), names), parts):
         a, b = torch.as_tensor(a).flatten().tolist(), torch.as_tensor(b).flatten().tolist()
         t = torch.as_tensor(t).flatten().tolist() if t is not None else []
         for i in range(len(a)):
@@ -122,13 +125,13 @@ def binary_pr_data(metric: Any) -> Optional[dict]:
     binned counts ``(T, 2, 2)`` indexed [threshold, target, prediction], or the exact scores."""
     if metric is None:
         return None
-    states = plotting._states(metric)
+    states = _plot_data._states(metric)
     for value in states.values():
         if isinstance(value, Tensor) and value.ndim == 3 and tuple(value.shape[1:]) == (2, 2):
             counts = value.detach().cpu().double()
             return {"raw": (counts[:, 1, 1], counts[:, 0, 1], counts[:, 0, 0], counts[:, 1, 0])}
     if "preds" in states and "target" in states:
-        scores, target = plotting._cat(states["preds"]).double(), plotting._cat(states["target"])
+        scores, target = _plot_data._cat(states["preds"]).double(), _plot_data._cat(states["target"])
         if scores.numel() != target.numel() or scores.numel() == 0:
             return None
         valid = (target == 0) | (target == 1)  # drops ignore_index
@@ -146,7 +149,12 @@ def _kind_name(kind: Any, value: Any) -> str:
         kind = {"vector": "per_class", "multilabel_matrix": "matrix", "series": "other"}.get(
             plotting.value_kind(value), plotting.value_kind(value)
         )
-    if kind == "matrix" and isinstance(value, Tensor) and value.ndim == 3 and tuple(value.shape[1:]) != (2, 2):
+    if (
+        kind == "matrix"
+        and isinstance(value, Tensor)
+        and value.ndim == 3
+        and tuple(value.shape[1:]) != (2, 2)
+    ):
         return "other"
     if kind == "curve" and plotting.value_kind(value) != "curve":  # e.g. (value, threshold) of scalars
         return "other"
@@ -191,9 +199,13 @@ def render_result(
             out.text = _markdown_rows(out.table)
         else:
             out.text = markdown_table(matrix, class_names)
-            labels = plotting._labels(matrix.shape[0], class_names)
-            columns = plotting._labels(matrix.shape[1], class_names if matrix.shape[0] == matrix.shape[1] else None)
-            out.table = [["true\\predicted", *columns]] + [[l, *map(_cell, r)] for l, r in zip(labels, matrix.tolist())]
+            labels = _plot_data._labels(matrix.shape[0], class_names)
+            columns = _plot_data._labels(
+                matrix.shape[1], class_names if matrix.shape[0] == matrix.shape[1] else None
+            )
+            out.table = [["true\\predicted", *columns]] + [
+                [label, *map(_cell, r)] for label, r in zip(labels, matrix.tolist())
+            ]
     elif kind == "curve":
         style = plotting.curve_kind(metric, name)
         out.images.append(("", "", plotting.render_image("curves", value, curve_kind=style, **draw)))
@@ -204,11 +216,16 @@ def render_result(
     elif kind == "per_class":
         vector = torch.as_tensor(value).detach().cpu().flatten()
         out.images.append(("", "", plotting.render_image("bars", vector, **draw)))
-        out.table = [["class", "value"]] + [[l, _cell(v)] for l, v in zip(plotting._labels(vector.numel(), class_names), vector.tolist())]
+        out.table = [["class", "value"]] + [
+            [label, _cell(v)]
+            for label, v in zip(_plot_data._labels(vector.numel(), class_names), vector.tolist())
+        ]
     elif kind == "scalar" and plotting.reliability_bins(state_source) is not None:
         bins = plotting.reliability_bins(state_source)
         # the scalar itself is logged under the tag: TensorBoard gives a tag to one plugin only
-        out.images.append(("reliability", "", plotting.render_image("reliability", bins, backend=backend, title=tag)))
+        out.images.append(
+            ("reliability", "", plotting.render_image("reliability", bins, backend=backend, title=tag))
+        )
         out.table = [["bin", "confidence", "accuracy", "count"]] + [
             [i, c, a, _cell(n)] for i, (c, a, n) in enumerate(zip(*(b.tolist() for b in bins)))
         ]
@@ -232,7 +249,9 @@ def _render_other(value: Any, out: Rendering) -> None:
     import numpy as np
 
     body = np.array2string(tensor.numpy(), threshold=1000, max_line_width=120)
-    out.text = f"shape {tuple(tensor.shape)}, dtype {str(tensor.dtype).replace('torch.', '')}\n\n```\n{body}\n```"
+    out.text = (
+        f"shape {tuple(tensor.shape)}, dtype {str(tensor.dtype).replace('torch.', '')}\n\n```\n{body}\n```"
+    )
     indices = itertools.product(*(range(n) for n in tensor.shape))  # one () for a 0-d tensor
     out.table = [["index", "value"]] + [
         ["/".join(map(str, ix)), _cell(v)] for ix, v in zip(indices, tensor.reshape(-1).tolist())
@@ -243,7 +262,11 @@ def _render_other(value: Any, out: Rendering) -> None:
 def logger_kind(logger: Any) -> str:
     """``"tensorboard"``, ``"wandb"``, ``"mlflow"`` or ``"files"`` (by class, without importing any)."""
     names = {cls.__name__ for cls in type(logger).__mro__}
-    for kind, cls in (("tensorboard", "TensorBoardLogger"), ("wandb", "WandbLogger"), ("mlflow", "MLFlowLogger")):
+    for kind, cls in (
+        ("tensorboard", "TensorBoardLogger"),
+        ("wandb", "WandbLogger"),
+        ("mlflow", "MLFlowLogger"),
+    ):
         if cls in names:
             return kind
     return "files"
@@ -270,7 +293,9 @@ def _variant(base: str, variant: str, separator: str) -> str:
     return f"{base}{separator}{variant}" if variant else base
 
 
-PR_CURVE_SUFFIX = "pr_curve"  # the PR plugin's tag: "{stage}/{name}/pr_curve" (the image has "{stage}/{name}")
+PR_CURVE_SUFFIX = (
+    "pr_curve"  # the PR plugin's tag: "{stage}/{name}/pr_curve" (the image has "{stage}/{name}")
+)
 
 
 def _write_tensorboard(experiment: Any, r: Rendering, step: int) -> None:
@@ -282,8 +307,12 @@ def _write_tensorboard(experiment: Any, r: Rendering, step: int) -> None:
             from tensorboard.compat.proto.summary_pb2 import Summary
 
             height, width, _ = image.shape
-            encoded = Summary.Image(height=height, width=width, colorspace=3, encoded_image_string=png_bytes(image))
-            experiment._get_file_writer().add_summary(Summary(value=[Summary.Value(tag=tag, image=encoded)]), step)
+            encoded = Summary.Image(
+                height=height, width=width, colorspace=3, encoded_image_string=png_bytes(image)
+            )
+            experiment._get_file_writer().add_summary(
+                Summary(value=[Summary.Value(tag=tag, image=encoded)]), step
+            )
     if r.text is not None:
         experiment.add_text(r.tag, r.text, step)
     if r.histogram is not None:
@@ -292,10 +321,21 @@ def _write_tensorboard(experiment: Any, r: Rendering, step: int) -> None:
         tp, fp, tn, fn = r.pr_curve["raw"]
         precision = tp / (tp + fp).clamp(min=1e-7)
         recall = tp / (tp + fn).clamp(min=1e-7)
-        experiment.add_pr_curve_raw(_variant(r.tag, PR_CURVE_SUFFIX, "/"), tp.numpy(), fp.numpy(), tn.numpy(), fn.numpy(), precision.numpy(),
-                                    recall.numpy(), step, num_thresholds=tp.numel())
+        experiment.add_pr_curve_raw(
+            _variant(r.tag, PR_CURVE_SUFFIX, "/"),
+            tp.numpy(),
+            fp.numpy(),
+            tn.numpy(),
+            fn.numpy(),
+            precision.numpy(),
+            recall.numpy(),
+            step,
+            num_thresholds=tp.numel(),
+        )
     elif r.pr_curve is not None:
-        experiment.add_pr_curve(_variant(r.tag, PR_CURVE_SUFFIX, "/"), r.pr_curve["labels"], r.pr_curve["scores"], step)
+        experiment.add_pr_curve(
+            _variant(r.tag, PR_CURVE_SUFFIX, "/"), r.pr_curve["labels"], r.pr_curve["scores"], step
+        )
 
 
 def _write_files(directory: Union[str, Path], r: Rendering) -> None:
@@ -351,7 +391,9 @@ def write_margin_charts(loggers: Sequence[Any], charts: dict, category: str = "c
         if logger_kind(logger) != "tensorboard":
             continue
         prefix, join = getattr(logger, "_prefix", ""), getattr(logger, "LOGGER_JOIN_CHAR", "-")
-        tags = {title: [f"{prefix}{join}{k}" if prefix else k for k in keys] for title, keys in charts.items()}
+        tags = {
+            title: [f"{prefix}{join}{k}" if prefix else k for k in keys] for title, keys in charts.items()
+        }
         logger.experiment.add_custom_scalars({category: {title: ["Margin", t] for title, t in tags.items()}})
         written += 1
     return written
@@ -384,12 +426,35 @@ def log_result(
     if _kind_name(kind, value) == "mapping":
         written: list[str] = []
         for key, item in value.items():
-            written += log_result(loggers, stage, f"{name}/{key}", item, None, step, epoch, class_names,
-                                  metric=metric, normalize=normalize, tag=f"{tag or f'{stage}/{name}'}/{key}",
-                                  backend=backend, read_states=read_states)
+            written += log_result(
+                loggers,
+                stage,
+                f"{name}/{key}",
+                item,
+                None,
+                step,
+                epoch,
+                class_names,
+                metric=metric,
+                normalize=normalize,
+                tag=f"{tag or f'{stage}/{name}'}/{key}",
+                backend=backend,
+                read_states=read_states,
+            )
         return written
-    rendering = render_result(stage, name, value, kind, epoch, class_names, metric=metric, normalize=normalize,
-                              tag=tag, backend=backend, read_states=read_states)
+    rendering = render_result(
+        stage,
+        name,
+        value,
+        kind,
+        epoch,
+        class_names,
+        metric=metric,
+        normalize=normalize,
+        tag=tag,
+        backend=backend,
+        read_states=read_states,
+    )
     written = []
     for logger in loggers:
         target = logger_kind(logger)
@@ -426,17 +491,28 @@ class LoggerSink:
     """
 
     def __init__(
-        self, every_n_epochs: int = 1, only_at_end: bool = False, normalize: Optional[str] = None, backend: str = "auto"
+        self,
+        every_n_epochs: int = 1,
+        only_at_end: bool = False,
+        normalize: Optional[str] = None,
+        backend: str = "auto",
     ) -> None:
         if isinstance(every_n_epochs, bool) or not isinstance(every_n_epochs, int) or every_n_epochs < 1:
             raise ValueError(f"Argument `every_n_epochs` must be an integer >= 1, got {every_n_epochs!r}")
         check_choice("normalize", normalize, plotting.NORMALIZATIONS)
         check_choice("backend", backend, ("auto", "matplotlib", "raster"))
-        self.every_n_epochs, self.only_at_end, self.normalize, self.backend = every_n_epochs, bool(only_at_end), normalize, backend
+        self.every_n_epochs, self.only_at_end, self.normalize, self.backend = (
+            every_n_epochs,
+            bool(only_at_end),
+            normalize,
+            backend,
+        )
 
     def __repr__(self) -> str:
-        return (f"LoggerSink(every_n_epochs={self.every_n_epochs}, only_at_end={self.only_at_end}, "
-                f"normalize={self.normalize!r})")
+        return (
+            f"LoggerSink(every_n_epochs={self.every_n_epochs}, only_at_end={self.only_at_end}, "
+            f"normalize={self.normalize!r})"
+        )
 
     def due(self, trainer: Any) -> bool:
         """Whether this epoch's results are written (the same answer for every stage of the epoch)."""
@@ -451,14 +527,18 @@ class LoggerSink:
         """Whether the metric's states hold every rank's data (single process, or synced for the
         routing), so that pictures drawn from them (PR counts, reliability bins) are exact."""
         metric = getattr(result, "metric", None)
-        return metric is not None and (getattr(trainer, "world_size", 1) <= 1 or bool(getattr(metric, "_is_synced", False)))
+        return metric is not None and (
+            getattr(trainer, "world_size", 1) <= 1 or bool(getattr(metric, "_is_synced", False))
+        )
 
     def accepts(self, result: RoutedResult, context: RouteContext) -> bool:
         trainer = context.trainer
         if trainer is None or not writable(trainer.loggers):
             return False
         if result.kind is ResultKind.SCALAR:  # only calibration metrics have a picture
-            return self.states_readable(result, trainer) and plotting.reliability_bins(result.metric) is not None
+            return (
+                self.states_readable(result, trainer) and plotting.reliability_bins(result.metric) is not None
+            )
         return True
 
     def write(self, result: RoutedResult, context: RouteContext) -> None:
@@ -466,10 +546,19 @@ class LoggerSink:
         if not self.due(trainer):
             return
         log_result(
-            trainer.loggers, result.stage, result.name + result.suffix, result.value, result.kind,
-            step=trainer.global_step, epoch=trainer.current_epoch, class_names=getattr(result, "class_names", None),
-            metric=getattr(result, "metric", None), normalize=self.normalize, tag=result.key + result.suffix,
-            backend=self.backend, read_states=self.states_readable(result, trainer),
+            trainer.loggers,
+            result.stage,
+            result.name + result.suffix,
+            result.value,
+            result.kind,
+            step=trainer.global_step,
+            epoch=trainer.current_epoch,
+            class_names=getattr(result, "class_names", None),
+            metric=getattr(result, "metric", None),
+            normalize=self.normalize,
+            tag=result.key + result.suffix,
+            backend=self.backend,
+            read_states=self.states_readable(result, trainer),
         )
 
 
@@ -479,8 +568,12 @@ def plot_sinks(plots: Any) -> list:
     ``True``/``"epoch"``: every epoch; an int N: every N epochs; ``"end"``: only standalone
     ``validate``/``test`` runs; ``False``/``None``: none; or a :class:`LoggerSink` (or any sink).
 
-    >>> plot_sinks(True), plot_sinks(False), plot_sinks("end")
-    ([LoggerSink(every_n_epochs=1, only_at_end=False, normalize=None)], [], [LoggerSink(every_n_epochs=1, only_at_end=True, normalize=None)])
+    >>> plot_sinks(True), plot_sinks(False)
+    ([LoggerSink(every_n_epochs=1, only_at_end=False, normalize=None)], [])
+    >>> plot_sinks("end")
+    [LoggerSink(every_n_epochs=1, only_at_end=True, normalize=None)]
+    >>> plot_sinks(3)
+    [LoggerSink(every_n_epochs=3, only_at_end=False, normalize=None)]
     """
     if plots is None or plots is False:
         return []
@@ -498,5 +591,15 @@ def plot_sinks(plots: Any) -> list:
     )
 
 
-__all__ = ["LoggerSink", "Rendering", "binary_pr_data", "log_result", "logger_kind", "markdown_table",
-           "plot_sinks", "png_bytes", "render_result", "writable"]
+__all__ = [
+    "LoggerSink",
+    "Rendering",
+    "binary_pr_data",
+    "log_result",
+    "logger_kind",
+    "markdown_table",
+    "plot_sinks",
+    "png_bytes",
+    "render_result",
+    "writable",
+]

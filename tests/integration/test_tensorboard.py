@@ -105,9 +105,15 @@ class LogitSummary(lm.Metric):
 
 def image_metrics() -> dict[str, lm.Metric]:
     return {
-        "confmat": MulticlassConfusionMatrix(3), "f1": MulticlassF1Score(3, average=None), "roc": MulticlassROC(3),
-        "pr": ClassZeroPR(), "calib": MulticlassCalibrationError(3, n_bins=5), "multilabel": OneHotMultilabelConfusion(),
-        "quantiles": LogitQuantiles(), "summary": LogitSummary(), "acc": MulticlassAccuracy(3),
+        "confmat": MulticlassConfusionMatrix(3),
+        "f1": MulticlassF1Score(3, average=None),
+        "roc": MulticlassROC(3),
+        "pr": ClassZeroPR(),
+        "calib": MulticlassCalibrationError(3, n_bins=5),
+        "multilabel": OneHotMultilabelConfusion(),
+        "quantiles": LogitQuantiles(),
+        "summary": LogitSummary(),
+        "acc": MulticlassAccuracy(3),
     }
 
 
@@ -138,7 +144,10 @@ class EpochRecorder(Callback):
         self.metrics_callback, self.seen = metrics_callback, []
 
     def _keep(self, trainer: L.Trainer, stage: str) -> None:
-        results = {k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in self.metrics_callback.results.items()}
+        results = {
+            k: v.clone() if isinstance(v, torch.Tensor) else v
+            for k, v in self.metrics_callback.results.items()
+        }
         self.seen.append((stage, trainer.current_epoch, trainer.global_step, results))
 
     def on_validation_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
@@ -161,8 +170,15 @@ def tb_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     trainer.fit(model, loader(TRAIN), loader(VAL, seed=1))
     val_preds, val_target = model.recorded("val")
     trainer.test(model, loader(TEST, seed=2))
-    return dict(root=root, tb_dir=Path(loggers[0].log_dir), csv_dir=Path(loggers[1].log_dir), callback=callback,
-                seen=recorder.seen, val=(val_preds, val_target), test=model.recorded("test"))
+    return dict(
+        root=root,
+        tb_dir=Path(loggers[0].log_dir),
+        csv_dir=Path(loggers[1].log_dir),
+        callback=callback,
+        seen=recorder.seen,
+        val=(val_preds, val_target),
+        test=model.recorded("test"),
+    )
 
 
 def test_images_per_stage_and_epoch_at_the_global_step(tb_run: dict) -> None:
@@ -203,7 +219,9 @@ def test_confusion_matrix_text_equals_the_computed_matrix(tb_run: dict) -> None:
 def test_binary_pr_curve_in_the_pr_curve_plugin(tb_run: dict) -> None:
     events = read_events(tb_run["tb_dir"])
     assert set(events.PluginTagToContent("pr_curves")) == {"val/pr/pr_curve", "test/pr/pr_curve"}
-    data = tensor_util.make_ndarray(events.Tensors("val/pr/pr_curve")[-1].tensor_proto)  # rows: tp, fp, tn, fn, precision, recall
+    data = tensor_util.make_ndarray(
+        events.Tensors("val/pr/pr_curve")[-1].tensor_proto
+    )  # rows: tp, fp, tn, fn, precision, recall
     _, target = tb_run["val"]
     assert data.shape[0] == 6
     assert data[0, 0] == (target == 0).sum().item()  # at threshold 0 every sample is positive
@@ -236,11 +254,15 @@ def test_csv_logger_gets_png_and_csv_files(tb_run: dict) -> None:
     roc = list(csv.reader((directory / "val_roc_epoch1.csv").open()))
     assert roc[0] == ["class", "fpr", "tpr", "threshold"] and {r[0] for r in roc[1:]} == set(CLASSES)
     calib = list(csv.reader((directory / "val_calib_epoch1.csv").open()))
-    assert calib[0] == ["bin", "confidence", "accuracy", "count"] and sum(float(r[3]) for r in calib[1:]) == VAL
+    assert (
+        calib[0] == ["bin", "confidence", "accuracy", "count"] and sum(float(r[3]) for r in calib[1:]) == VAL
+    )
     f1 = list(csv.reader((directory / "val_f1_epoch1.csv").open()))
     assert [r[0] for r in f1[1:]] == CLASSES
     assert (directory / "val_quantiles_epoch1.csv").exists()
-    assert not list(directory.glob("val_top_mean*")) and not list(directory.glob("val_acc*"))  # scalars: metrics.csv
+    assert not list(directory.glob("val_top_mean*")) and not list(
+        directory.glob("val_acc*")
+    )  # scalars: metrics.csv
 
 
 # --------------------------------------------------------------- the server
@@ -251,8 +273,21 @@ def _get_json(url: str) -> Any:
 
 def test_a_tensorboard_server_serves_the_images(tb_run: dict) -> None:
     port = free_port()
-    command = [sys.executable, "-m", "tensorboard.main", "--logdir", str(tb_run["root"] / "tb"), "--port", str(port),
-               "--host", "127.0.0.1", "--load_fast", "false", "--reload_interval", "1"]
+    command = [
+        sys.executable,
+        "-m",
+        "tensorboard.main",
+        "--logdir",
+        str(tb_run["root"] / "tb"),
+        "--port",
+        str(port),
+        "--host",
+        "127.0.0.1",
+        "--load_fast",
+        "false",
+        "--reload_interval",
+        "1",
+    ]
     server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -266,11 +301,13 @@ def test_a_tensorboard_server_serves_the_images(tb_run: dict) -> None:
             except (urllib.error.URLError, ConnectionError, json.JSONDecodeError):
                 pass
             time.sleep(0.5)
-        (run, run_tags), = tags.items()
+        ((run, run_tags),) = tags.items()
         assert {f"{s}/{n}" for s in ("val", "test") for n in IMAGE_TAGS} == set(run_tags)
         samples = _get_json(f"{base}/data/plugin/images/images?run={run}&tag=val/confmat&sample=0")
         assert len(samples) == 2  # one per validation epoch
-        with urllib.request.urlopen(f"{base}/data/plugin/images/individualImage?{samples[-1]['query']}", timeout=5) as r:
+        with urllib.request.urlopen(
+            f"{base}/data/plugin/images/individualImage?{samples[-1]['query']}", timeout=5
+        ) as r:
             assert r.read()[:8] == b"\x89PNG\r\n\x1a\n"
         assert "val/confmat/text_summary" in _get_json(f"{base}/data/plugin/text/tags")[run]
         assert "val/pr/pr_curve" in _get_json(f"{base}/data/plugin/pr_curves/tags")[run]
@@ -286,11 +323,15 @@ def test_a_tensorboard_server_serves_the_images(tb_run: dict) -> None:
 
 
 # ---------------------------------------------------------------- options
-def _confmat_fit(tmp_path: Path, plots: Any, epochs: int, validate: bool = False) -> tuple[ea.EventAccumulator, list]:
+def _confmat_fit(
+    tmp_path: Path, plots: Any, epochs: int, validate: bool = False
+) -> tuple[ea.EventAccumulator, list]:
     callback = lm.MetricsCallback({"confmat": MulticlassConfusionMatrix(3)}, stages=("val",), plots=plots)
     recorder = EpochRecorder(callback)
     logger = TensorBoardLogger(str(tmp_path), name="tb")
-    trainer = L.Trainer(**trainer_kwargs(tmp_path, logger=logger, callbacks=[callback, recorder], max_epochs=epochs))
+    trainer = L.Trainer(
+        **trainer_kwargs(tmp_path, logger=logger, callbacks=[callback, recorder], max_epochs=epochs)
+    )
     model = RecordingModel()
     trainer.fit(model, loader(32), loader(32, seed=1))
     if validate:
@@ -341,7 +382,10 @@ def test_the_mixin_writes_the_same_images(tmp_path: Path) -> None:
     events = read_events(Path(logger.log_dir))
     assert set(events.Tags()["images"]) == {"val/confmat", "val/pr"}
     assert "val/pr/pr_curve" in events.PluginTagToContent("pr_curves")
-    assert parse_markdown_matrix(text_of(events.Tensors("val/confmat/text_summary")[0]))[:2] == (CLASSES, CLASSES)
+    assert parse_markdown_matrix(text_of(events.Tensors("val/confmat/text_summary")[0]))[:2] == (
+        CLASSES,
+        CLASSES,
+    )
 
 
 def test_several_val_dataloaders_get_their_own_tags(tmp_path: Path) -> None:
@@ -351,8 +395,12 @@ def test_several_val_dataloaders_get_their_own_tags(tmp_path: Path) -> None:
     trainer.fit(RecordingModel(), loader(32), [loader(16, seed=1), loader(24, seed=2)])
     events = read_events(Path(logger.log_dir))
     assert set(events.Tags()["images"]) == {"val/confmat/dataloader_idx_0", "val/confmat/dataloader_idx_1"}
-    totals = [parse_markdown_matrix(text_of(events.Tensors(f"val/confmat/dataloader_idx_{i}/text_summary")[0]))[2].sum()
-              for i in (0, 1)]
+    totals = [
+        parse_markdown_matrix(text_of(events.Tensors(f"val/confmat/dataloader_idx_{i}/text_summary")[0]))[
+            2
+        ].sum()
+        for i in (0, 1)
+    ]
     assert totals == [16, 24]
 
 
@@ -396,7 +444,9 @@ def test_wandb_and_mlflow_loggers_get_their_image_apis(tmp_path: Path) -> None:
         experiment, run_id = _Client(), "run-1"
 
     matrix = torch.tensor([[3, 1], [0, 4]])
-    written = log_result([WandbLogger(), MLFlowLogger()], "val", "confmat", matrix, step=5, epoch=2, backend="raster")
+    written = log_result(
+        [WandbLogger(), MLFlowLogger()], "val", "confmat", matrix, step=5, epoch=2, backend="raster"
+    )
     assert written == ["wandb", "mlflow"]
     assert calls[0][:2] == ("wandb", "val/confmat") and calls[0][2][2] == 3 and calls[0][3] == 5
     assert calls[1][:2] == ("wandb-text", "val/confmat/text")
@@ -406,17 +456,33 @@ def test_wandb_and_mlflow_loggers_get_their_image_apis(tmp_path: Path) -> None:
 
 def test_log_result_renders_mappings_key_by_key_and_large_matrices_as_a_note(tmp_path: Path) -> None:
     logger = CSVLogger(str(tmp_path), name="csv")
-    written = log_result(logger, "test", "parts", {"cm": torch.eye(2), "curve": (torch.rand(4), torch.rand(4))},
-                         epoch=0, backend="raster")
+    written = log_result(
+        logger,
+        "test",
+        "parts",
+        {"cm": torch.eye(2), "curve": (torch.rand(4), torch.rand(4))},
+        epoch=0,
+        backend="raster",
+    )
     assert written == [f"files:{logger.log_dir}"] * 2
     names = sorted(p.name for p in Path(logger.log_dir).iterdir())
-    assert names == ["test_parts_cm_epoch0.csv", "test_parts_cm_epoch0.png", "test_parts_curve_epoch0.csv",
-                     "test_parts_curve_epoch0.png"]
+    assert names == [
+        "test_parts_cm_epoch0.csv",
+        "test_parts_cm_epoch0.png",
+        "test_parts_curve_epoch0.csv",
+        "test_parts_curve_epoch0.png",
+    ]
     big = render_result("val", "confmat", torch.ones(80, 80, dtype=torch.long), backend="raster")
     assert big.text.startswith("A 80 x 80 matrix is too large for a table (total 6400, trace 80)")
     assert len(big.table) == 81  # the CSV keeps every cell
 
 
 def test_operating_point_tuples_are_text_not_curves() -> None:
-    rendering = render_result("val", "p_at_r", (torch.tensor(0.75), torch.tensor(0.3)), kind="curve", backend="raster")
-    assert rendering.images == [] and "0.75" in rendering.text and rendering.table[1:] == [["0", "0.75"], ["1", "0.3"]]
+    rendering = render_result(
+        "val", "p_at_r", (torch.tensor(0.75), torch.tensor(0.3)), kind="curve", backend="raster"
+    )
+    assert (
+        rendering.images == []
+        and "0.75" in rendering.text
+        and rendering.table[1:] == [["0", "0.75"], ["1", "0.3"]]
+    )

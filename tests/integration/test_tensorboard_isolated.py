@@ -49,13 +49,14 @@ from lightning_metrics.classification import (
 from tests.integration.integration_helpers import RecordingModel, loader
 
 callback = lm.MetricsCallback(
-    {"confmat": MulticlassConfusionMatrix(3), "f1": MulticlassF1Score(3, average=None), "roc": MulticlassROC(3),
-     "calib": MulticlassCalibrationError(3, n_bins=4)},
+    {"confmat": MulticlassConfusionMatrix(3), "f1": MulticlassF1Score(3, average=None),
+     "roc": MulticlassROC(3), "calib": MulticlassCalibrationError(3, n_bins=4)},
     stages=("val",),
 )
 loggers = [TensorBoardLogger("logs", name="tb", version=0), CSVLogger("logs", name="csv", version=0)]
-trainer = L.Trainer(accelerator="cpu", max_epochs=1, logger=loggers, callbacks=[callback], enable_progress_bar=False,
-                    enable_model_summary=False, enable_checkpointing=False, num_sanity_val_steps=0)
+trainer = L.Trainer(accelerator="cpu", max_epochs=1, logger=loggers, callbacks=[callback],
+                    enable_progress_bar=False, enable_model_summary=False, enable_checkpointing=False,
+                    num_sanity_val_steps=0)
 trainer.fit(RecordingModel(), loader(32), loader(40, seed=1))
 print("RESULT", json.dumps({
     "loaded": sorted(m for m in sys.modules if m.split(".")[0] in BLOCKED),
@@ -86,28 +87,30 @@ def test_without_matplotlib_and_pil_the_package_draws_and_encodes(tmp_path: Path
 # --------------------------------------------------------------------- DDP
 TRAIN_SIZE, VAL_SIZE = 75, 101  # odd: the DistributedSampler pads one sample on 2 ranks
 
-_DDP = '''
+_DDP = """
 import json, sys
 import lightning.pytorch as L
 from lightning.pytorch.loggers import CSVLogger, TensorBoardLogger
 import lightning_metrics as lm
-from lightning_metrics.classification import MulticlassCalibrationError, MulticlassConfusionMatrix, MulticlassF1Score
+from lightning_metrics.classification import (
+    MulticlassCalibrationError, MulticlassConfusionMatrix, MulticlassF1Score,
+)
 from tests.integration.integration_helpers import RecordingModel, loader
 from tests.integration.test_tensorboard import ClassZeroPR
 
 callback = lm.MetricsCallback(
-    {"confmat": MulticlassConfusionMatrix(3), "pr": ClassZeroPR(), "calib": MulticlassCalibrationError(3, n_bins=5),
-     "f1": MulticlassF1Score(3, average=None)},
+    {"confmat": MulticlassConfusionMatrix(3), "pr": ClassZeroPR(),
+     "calib": MulticlassCalibrationError(3, n_bins=5), "f1": MulticlassF1Score(3, average=None)},
     stages=("val",), class_names=["ant", "bee", "cow"],
 )
 loggers = [TensorBoardLogger("logs", name="tb", version=0), CSVLogger("logs", name="csv", version=0)]
-trainer = L.Trainer(accelerator="cpu", devices=2, strategy="ddp", max_epochs=2, logger=loggers, callbacks=[callback],
-                    enable_progress_bar=False, enable_model_summary=False, enable_checkpointing=False,
-                    num_sanity_val_steps=0)
+trainer = L.Trainer(accelerator="cpu", devices=2, strategy="ddp", max_epochs=2, logger=loggers,
+                    callbacks=[callback], enable_progress_bar=False, enable_model_summary=False,
+                    enable_checkpointing=False, num_sanity_val_steps=0)
 trainer.fit(RecordingModel(lr=0.0), loader(TRAIN_SIZE), loader(VAL_SIZE, seed=1))
 with open(f"rank{trainer.global_rank}.json", "w") as f:
     json.dump({"rank": trainer.global_rank, "confmat": callback.results["val/confmat"].tolist()}, f)
-'''.replace("TRAIN_SIZE", str(TRAIN_SIZE)).replace("VAL_SIZE", str(VAL_SIZE))
+""".replace("TRAIN_SIZE", str(TRAIN_SIZE)).replace("VAL_SIZE", str(VAL_SIZE))
 
 
 def _single_device_confmat() -> torch.Tensor:
@@ -139,6 +142,8 @@ def test_ddp_writes_one_set_of_images_from_all_ranks_data(tmp_path: Path) -> Non
     csv_dir = tmp_path / "logs" / "csv" / "version_0"
     calib = list(csv.reader((csv_dir / "val_calib_epoch1.csv").open()))
     assert sum(float(row[3]) for row in calib[1:]) == VAL_SIZE
-    assert sorted(p.name for p in csv_dir.glob("val_confmat_epoch*.png")) == ["val_confmat_epoch0.png",
-                                                                             "val_confmat_epoch1.png"]
+    assert sorted(p.name for p in csv_dir.glob("val_confmat_epoch*.png")) == [
+        "val_confmat_epoch0.png",
+        "val_confmat_epoch1.png",
+    ]
     assert [p.name for p in (tmp_path / "logs" / "csv").iterdir()] == ["version_0"]
