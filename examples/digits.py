@@ -184,6 +184,7 @@ def main(argv: Optional[list[str]] = None) -> dict[str, dict[str, Any]]:
         enable_checkpointing=False,
         enable_model_summary=False,
         enable_progress_bar=not fast,
+        log_every_n_steps=5,
     )
     model, data = DigitsClassifier(), DigitsDataModule()
     trainer.fit(model, datamodule=data)
@@ -201,8 +202,9 @@ def main(argv: Optional[list[str]] = None) -> dict[str, dict[str, Any]]:
         print(f"  {digit}: " + " ".join(f"{int(v):3d}" for v in row))
     print(f"\nTensorBoard logs: {logger.log_dir}")
     print(f"  tensorboard --logdir {args.logdir}")
-    print("  Scalars: val/acc, val/f1, val/recall/<digit>, ...  Images: val/confmat, val/roc, val/pr_curve,")
-    print("  val/calibration, val/recall (bars)  Text: val/confmat  (the same under test/)")
+    print("  Scalars: val/acc, val/f1, val/auroc, val/calibration, val/recall/<digit>, train/acc, train/f1")
+    print("  Images:  val/confmat, val/roc, val/pr_curve, val/recall (bars), val/calibration/reliability")
+    print("  Text:    val/confmat/text_summary (the matrix as a table); the same under test/")
     return results
 
 
