@@ -58,15 +58,16 @@ def curve_update(spec: CurveSpec, preds: Tensor, target: Tensor) -> CurveState:
     """The statistic of one batch: formatted ``(preds, target)`` (exact) or a confusion matrix (binned)."""
     if spec.task == "binary":
         scores, target, valid = format_binary(preds, target, spec.ignore_index, spec.normalization)
-        positive = target == 1
     elif spec.task == "multiclass":
         scores, target, valid = format_multiclass(preds, target, spec.num, spec.ignore_index)
-        positive = target.unsqueeze(1) == torch.arange(spec.num, device=target.device)
     else:
         scores, target, valid = format_multilabel(preds, target, spec.num, spec.ignore_index)
-        positive = target == 1
     if spec.thresholds is None:
         return scores, target
+    if spec.task == "multiclass":
+        positive = target.unsqueeze(1) == torch.arange(spec.num, device=target.device)
+    else:
+        positive = target == 1
     return binned_confmat(scores, positive, spec.thresholds.to(scores.device), valid)
 
 

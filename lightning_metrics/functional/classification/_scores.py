@@ -135,7 +135,8 @@ def _check_float_preds(preds: Tensor) -> None:
         raise ValueError(
             f"Argument `preds` must be a floating tensor of scores or logits, got dtype {preds.dtype}"
         )
-    if bool(torch.isnan(preds).any()):
+    # one reduction first (a NaN anywhere makes the sum NaN); the exact check only if it fires
+    if preds.numel() and bool(torch.isnan(preds.sum())) and bool(torch.isnan(preds).any()):
         raise ValueError("Argument `preds` contains NaN scores, got " + _short(preds))
 
 
@@ -145,6 +146,11 @@ def _check_int_target(target: Tensor) -> None:
 
 
 def _check_binary_values(target: Tensor, ignore_index: Optional[int]) -> None:
+    if target.numel() == 0:
+        return
+    low, high = torch.aminmax(target)
+    if bool(low >= 0) and bool(high <= 1):  # one pass for the common case
+        return
     bad = (target != 0) & (target != 1)
     if ignore_index is not None:
         bad &= target != ignore_index
@@ -218,18 +224,25 @@ def validate_multilabel(preds: Tensor, target: Tensor, num_labels: int, ignore_i
 
 # ----------------------------------------------------------------------------- formatting
 def normalize_scores(scores: Tensor, kind: Optional[str], valid: Optional[Tensor] = None) -> Tensor:
-    """Apply sigmoid/softmax when any (valid) score lies outside [0, 1], without a host sync off-CPU."""
-    if not kind:
+    """Apply sigmoid/softmax when any (valid) score lies outside [0, 1], without a host sync off-CPU.
+
+    A NaN score counts as outside, as in torchmetrics.
+    """
+    if not kind or scores.numel() == 0:
         return scores
+    transform = torch.sigmoid if kind == "sigmoid" else (lambda x: x.softmax(dim=1))
+    if CPU_HOST_BRANCH and scores.device.type == "cpu":
+        if valid is None:  # one pass: min and max
+            low, high = torch.aminmax(scores)
+            inside = bool(low >= 0) and bool(high <= 1)
+        else:
+            mask = valid if valid.ndim == scores.ndim else valid.unsqueeze(-1)
+            inside = not bool((~((scores >= 0) & (scores <= 1)) & mask).any())
+        return scores if inside else transform(scores)
     outside = ~((scores >= 0) & (scores <= 1))
     if valid is not None:
         outside = outside & (valid if valid.ndim == scores.ndim else valid.unsqueeze(-1))
-    if CPU_HOST_BRANCH and scores.device.type == "cpu":
-        if bool(outside.any()):
-            return scores.sigmoid() if kind == "sigmoid" else scores.softmax(dim=1)
-        return scores
-    transformed = scores.sigmoid() if kind == "sigmoid" else scores.softmax(dim=1)
-    return torch.where(outside.any(), transformed, scores)
+    return torch.where(outside.any(), transform(scores), scores)
 
 
 def format_binary(
