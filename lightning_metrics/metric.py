@@ -218,6 +218,10 @@ class Metric(nn.Module):
     # dtype casts (``set_dtype``, ``.to(dtype)``) do not.
     exact_dtype_states: tuple[str, ...] = ()
 
+    # Names of the parts of a tuple result, e.g. ("value", "threshold"): the Lightning
+    # integration logs the first as the metric and the others beside it ("val/name/threshold").
+    result_names: Optional[tuple[str, ...]] = None
+
     # Optional plotting hints, read by ``lightning_metrics.plotting`` (torchmetrics names).
     plot_lower_bound: Optional[float] = None
     plot_upper_bound: Optional[float] = None

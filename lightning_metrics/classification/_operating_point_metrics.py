@@ -46,6 +46,7 @@ class _OperatingPoint:
     curve: str
     selector: Selector
     minimum_name: str
+    result_names = ("value", "threshold")  # compute returns (value, threshold)
 
     def _set_minimum(self, value: float) -> None:
         check_unit_float(self.minimum_name, value)

@@ -164,6 +164,15 @@ class Router:
             self._log(result, result.key, result.value, context, per_class=False)
             self._to_sinks(result, context)  # a sink may draw more than the number (a reliability diagram)
             return
+        parts = getattr(result.metric, "result_names", None)
+        if kind is ResultKind.CURVE and parts and len(parts) == len(result.value):
+            # a tuple of named values, e.g. (recall, threshold) of an operating-point metric:
+            # the first is the metric's value, the others are logged beside it
+            for index, (part, part_value) in enumerate(zip(parts, result.value)):
+                name = result.name if index == 0 else f"{result.name}{self.separator}{part}"
+                self.route_value(result.stage, name, part_value, context, result.dataloader_idx,
+                                 num_classes=_num_classes(result.metric), metric=None)
+            return
         if kind is ResultKind.MAPPING:
             for sub_name, sub_value in result.value.items():
                 self.route_value(
@@ -229,3 +238,11 @@ class Router:
         if token not in self._warned:
             self._warned.add(token)
             warnings.warn(message, UserWarning, stacklevel=3)
+
+
+def _num_classes(metric: Any) -> Optional[int]:
+    for attribute in ("num_classes", "num_labels"):
+        value = getattr(metric, attribute, None)
+        if isinstance(value, int):
+            return value
+    return None

@@ -85,3 +85,25 @@ def test_class_names_label_per_class_values() -> None:
     with pytest.warns(UserWarning, match="has 3 names but 'val.f1' has 2 values"):
         router.route_value("val", "f1", torch.tensor([1.0, 0.0]), _context(logged), num_classes=2)
     assert "val.f1.1" in logged
+
+
+def test_operating_point_tuples_are_logged_as_named_scalars():
+    import torch
+
+    from lightning_metrics.classification import BinaryRecallAtFixedPrecision, MulticlassRecallAtFixedPrecision
+    from lightning_metrics.integration.routing import RouteContext, Router
+
+    logged = {}
+    context = RouteContext(log_scalar=lambda key, value, bar: logged.update({key: float(value)}))
+    binary = BinaryRecallAtFixedPrecision(min_precision=0.5)
+    binary.update(torch.tensor([0.2, 0.8, 0.6, 0.4]), torch.tensor([0, 1, 1, 0]))
+    Router().route_value("val", "rafp", binary.compute(), context, metric=binary)
+    recall, threshold = binary.compute()
+    assert logged == {"val/rafp": float(recall), "val/rafp/threshold": float(threshold)}
+
+    logged.clear()
+    multi = MulticlassRecallAtFixedPrecision(num_classes=3, min_precision=0.5)
+    multi.update(torch.softmax(torch.randn(12, 3, generator=torch.Generator().manual_seed(0)), -1),
+                 torch.arange(12) % 3)
+    Router(class_names=["a", "b", "c"]).route_value("val", "rafp", multi.compute(), context, metric=multi)
+    assert set(logged) == {f"val/rafp/{c}" for c in "abc"} | {f"val/rafp/threshold/{c}" for c in "abc"}
