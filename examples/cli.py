@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
 
 # the configs name the example classes as examples.digits.DigitsClassifier and so on
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lightning.pytorch.cli import LightningCLI  # noqa: E402
+from lightning.pytorch.cli import LightningCLI
 
 
-def main(args: Optional[list[str]] = None) -> LightningCLI:
+def main(args: list[str] | None = None) -> LightningCLI:
     # no fixed model or data class: the config's class_path chooses them
     return LightningCLI(save_config_kwargs={"overwrite": True}, args=args)
 

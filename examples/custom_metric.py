@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any, Optional
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -61,11 +61,11 @@ class ConfidentMistakes(lm.Metric):
         }
 
 
-def main(argv: Optional[list[str]] = None) -> dict[str, float]:
+def main(argv: list[str] | None = None) -> dict[str, float]:
     import lightning.pytorch as L
+    from digits import DigitsClassifier, DigitsDataModule  # examples/digits.py, next to this file
     from lightning.pytorch.loggers import CSVLogger
 
-    from digits import DigitsClassifier, DigitsDataModule  # examples/digits.py, next to this file
     from lightning_metrics.classification import MulticlassAccuracy
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -83,7 +83,8 @@ def main(argv: Optional[list[str]] = None) -> dict[str, float]:
     # In the callback, next to built-in metrics, for the val and test stages.
     L.seed_everything(0, verbose=False)
     callback = lm.MetricsCallback(
-        {"acc": MulticlassAccuracy(10, average="micro"), "confident_mistakes": ConfidentMistakes()}, stages=("val", "test")
+        {"acc": MulticlassAccuracy(10, average="micro"), "confident_mistakes": ConfidentMistakes()},
+        stages=("val", "test"),
     )
     trainer = L.Trainer(
         max_epochs=1 if fast else args.epochs,

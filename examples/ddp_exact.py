@@ -25,14 +25,14 @@ import argparse
 import os
 import sys
 import warnings
-from typing import Any, Optional
+from typing import Any
 
 import lightning.pytorch as L
 import torch
+from digits import DigitsClassifier, DigitsDataModule  # examples/digits.py, next to this file
 from lightning.pytorch.loggers import CSVLogger
 
 import lightning_metrics as lm
-from digits import DigitsClassifier, DigitsDataModule  # examples/digits.py, next to this file
 from lightning_metrics.classification import MulticlassAccuracy, MulticlassF1Score
 
 VAL_SIZE = 101  # odd: 2 processes need one padded sample
@@ -55,7 +55,11 @@ class SampleCount(lm.Metric):
 
 
 def metrics() -> dict[str, lm.Metric]:
-    return {"samples": SampleCount(), "acc": MulticlassAccuracy(10, average="micro"), "f1": MulticlassF1Score(10)}
+    return {
+        "samples": SampleCount(),
+        "acc": MulticlassAccuracy(10, average="micro"),
+        "f1": MulticlassF1Score(10),
+    }
 
 
 class LoggingTheUsualWay(DigitsClassifier):
@@ -88,7 +92,7 @@ def evaluate(model: L.LightningModule, devices: int, logdir: str) -> dict[str, f
     return {key: float(value) for key, value in trainer.callback_metrics.items()}
 
 
-def main(argv: Optional[list[str]] = None) -> dict[str, dict[str, float]]:
+def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fast", action="store_true", help="a tinier fit (for tests)")
     parser.add_argument("--logdir", default="lightning_logs")
@@ -100,8 +104,14 @@ def main(argv: Optional[list[str]] = None) -> dict[str, dict[str, float]]:
     L.seed_everything(0, verbose=False)
     model = LoggingTheUsualWay()
     L.Trainer(
-        max_epochs=1, limit_train_batches=3 if fast else 10, limit_val_batches=0, logger=False,
-        accelerator="cpu", devices=1, enable_progress_bar=False, enable_model_summary=False,
+        max_epochs=1,
+        limit_train_batches=3 if fast else 10,
+        limit_val_batches=0,
+        logger=False,
+        accelerator="cpu",
+        devices=1,
+        enable_progress_bar=False,
+        enable_model_summary=False,
         enable_checkpointing=False,
     ).fit(model, datamodule=DigitsDataModule(val_size=VAL_SIZE))
 

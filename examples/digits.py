@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any, Optional
+from typing import Any
 
 import lightning.pytorch as L
 import torch
@@ -53,14 +53,18 @@ class DigitsDataModule(L.LightningDataModule):
         super().__init__()
         self.batch_size, self.val_size, self.seed = batch_size, val_size, seed
 
-    def setup(self, stage: Optional[str] = None) -> None:
+    def setup(self, stage: str | None = None) -> None:
         from sklearn.datasets import load_digits  # bundled with scikit-learn, no download
 
         x, y = load_digits(return_X_y=True)
         x = torch.tensor(x, dtype=torch.float32) / 16.0  # pixels are 0..16
         y = torch.tensor(y, dtype=torch.long)
         order = torch.randperm(len(y), generator=torch.Generator().manual_seed(self.seed))
-        val, test, train = order[: self.val_size], order[self.val_size : 2 * self.val_size], order[2 * self.val_size :]
+        val, test, train = (
+            order[: self.val_size],
+            order[self.val_size : 2 * self.val_size],
+            order[2 * self.val_size :],
+        )
         self.train_set, self.val_set, self.test_set = (TensorDataset(x[i], y[i]) for i in (train, val, test))
 
     def train_dataloader(self) -> DataLoader:
@@ -161,7 +165,7 @@ def print_table(results: dict[str, dict[str, Any]]) -> None:
         print(name.ljust(width) + "".join(by_stage.get(s, "-").rjust(10) for s in stages))
 
 
-def main(argv: Optional[list[str]] = None) -> dict[str, dict[str, Any]]:
+def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fast", action="store_true", help="one tiny epoch (for tests)")
     parser.add_argument("--epochs", type=int, default=10)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any, Optional
+from typing import Any
 
 import lightning.pytorch as L
 import torch
@@ -58,7 +58,7 @@ class MultilabelModel(lm.MetricsMixin, L.LightningModule):
     """An MLP with one sigmoid output per label; the mixin owns the metrics."""
 
     metrics_stages = ("train", "val")
-    metrics_prog_bar = ["f1_macro"]
+    metrics_prog_bar = ("f1_macro",)
 
     def __init__(self, hidden: int = 32, lr: float = 1e-2) -> None:
         super().__init__()
@@ -96,7 +96,7 @@ class MultilabelModel(lm.MetricsMixin, L.LightningModule):
         return torch.optim.Adam(self.parameters(), lr=self.lr)
 
 
-def main(argv: Optional[list[str]] = None) -> dict[str, float]:
+def main(argv: list[str] | None = None) -> dict[str, float]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fast", action="store_true", help="one tiny epoch (for tests)")
     parser.add_argument("--epochs", type=int, default=8)
@@ -122,8 +122,10 @@ def main(argv: Optional[list[str]] = None) -> dict[str, float]:
     trainer.fit(model, train, val)
     logged = {key: float(value) for key, value in trainer.callback_metrics.items()}
 
-    print(f"\nValidation metrics after {trainer.current_epoch} epoch(s), {len(val.dataset)} samples, "
-          f"{NUM_LABELS} labels:\n")
+    print(
+        f"\nValidation metrics after {trainer.current_epoch} epoch(s), {len(val.dataset)} samples, "
+        f"{NUM_LABELS} labels:\n"
+    )
     print(f"{'average':<10}{'precision':>11}{'recall':>9}{'f1':>9}")
     print("-" * 39)
     for average in AVERAGES:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any, Optional
+from typing import Any
 
 import lightning.pytorch as L
 import torch
@@ -44,7 +44,7 @@ class DiabetesDataModule(L.LightningDataModule):
         super().__init__()
         self.batch_size, self.seed = batch_size, seed
 
-    def setup(self, stage: Optional[str] = None) -> None:
+    def setup(self, stage: str | None = None) -> None:
         from sklearn.datasets import load_diabetes  # bundled with scikit-learn, no download
 
         x, y = load_diabetes(return_X_y=True)
@@ -77,7 +77,9 @@ class DiabetesRegressor(L.LightningModule):
             training split when it is passed to the trainer).
     """
 
-    def __init__(self, hidden: int = 32, lr: float = 1e-2, target_mean: float = 152.0, target_std: float = 77.0) -> None:
+    def __init__(
+        self, hidden: int = 32, lr: float = 1e-2, target_mean: float = 152.0, target_std: float = 77.0
+    ) -> None:
         super().__init__()
         self.save_hyperparameters()
         self.net = nn.Sequential(nn.Linear(10, hidden), nn.ReLU(), nn.Linear(hidden, 1))
@@ -121,10 +123,10 @@ def regression_metrics() -> lm.MetricCollection:
     )
 
 
-def main(argv: Optional[list[str]] = None) -> dict[str, dict[str, float]]:
+def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fast", action="store_true", help="one tiny epoch (for tests)")
-    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--logdir", default="lightning_logs")
     args = parser.parse_args(argv)
     fast = args.fast or os.environ.get("LM_EXAMPLE_FAST") == "1"
@@ -150,8 +152,10 @@ def main(argv: Optional[list[str]] = None) -> dict[str, dict[str, float]]:
     trainer.test(model, datamodule=data, verbose=False)
     test = {key: float(v) for key, v in callback.results.items() if key.startswith("test/")}
 
-    print(f"\nDiabetes progression after {trainer.current_epoch} epoch(s) ({len(data.val_set)} val, "
-          f"{len(data.test_set)} test patients):\n")
+    print(
+        f"\nDiabetes progression after {trainer.current_epoch} epoch(s) ({len(data.val_set)} val, "
+        f"{len(data.test_set)} test patients):\n"
+    )
     print(f"{'metric':<20}{'val':>10}{'test':>10}")
     print("-" * 40)
     for name in regression_metrics():

@@ -17,13 +17,12 @@ import difflib
 import inspect
 import os
 import sys
-from typing import Any, Optional
+from typing import Any
 
 import lightning.pytorch as L
 import torch
-from lightning.pytorch.loggers import CSVLogger
-
 from digits import DigitsClassifier, DigitsDataModule  # examples/digits.py, next to this file
+from lightning.pytorch.loggers import CSVLogger
 
 
 # ------------------------------------------------------------------------------ before
@@ -93,7 +92,7 @@ def fit(model: L.LightningModule, fast: bool, epochs: int, callbacks: list, logd
     return {key: float(trainer.callback_metrics[key]) for key in ("val/acc", "val/f1")}
 
 
-def main(argv: Optional[list[str]] = None) -> dict[str, dict[str, float]]:
+def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fast", action="store_true", help="tiny fits (for tests)")
     parser.add_argument("--epochs", type=int, default=3)
@@ -123,7 +122,9 @@ def main(argv: Optional[list[str]] = None) -> dict[str, dict[str, float]]:
     for name, values in results.items():
         print(f"{name:<40}{values['val/acc']:>10.4f}{values['val/f1']:>10.4f}")
     reference = torch.tensor(list(results["torchmetrics, self.log(metric)"].values()))
-    agree = all(torch.allclose(torch.tensor(list(v.values())), reference, atol=1e-6) for v in results.values())
+    agree = all(
+        torch.allclose(torch.tensor(list(v.values())), reference, atol=1e-6) for v in results.values()
+    )
     print("\nAll three agree." if agree else "\nThe versions disagree!")
     return results
 

@@ -19,9 +19,16 @@ def run_example(script: str, *args: str, cwd: Path, timeout: float = 240.0) -> s
     env = dict(os.environ, LM_EXAMPLE_FAST="1", MPLBACKEND="Agg", PYTHONUNBUFFERED="1")
     proc = subprocess.run(
         [sys.executable, str(EXAMPLES / script), *args],
-        cwd=str(cwd), env=env, capture_output=True, text=True, timeout=timeout,
+        cwd=str(cwd),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
     )
-    assert proc.returncode == 0, f"{script} exited {proc.returncode}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr[-6000:]}"
+    assert proc.returncode == 0, (
+        f"{script} exited {proc.returncode}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr[-6000:]}"
+    )
     return proc
 
 
@@ -33,8 +40,9 @@ def event_tags(directory: Path) -> dict[str, set[str]]:
     for path in glob.glob(str(directory / "**" / "events.out.tfevents.*"), recursive=True):
         accumulator = EventAccumulator(path, size_guidance={"images": 0, "tensors": 0, "scalars": 0})
         accumulator.Reload()
-        for kind in tags:
-            tags[kind].update(accumulator.Tags()[kind])
+        found = accumulator.Tags()
+        for kind, names in tags.items():
+            names.update(found[kind])
     return tags
 
 

@@ -15,7 +15,13 @@ pytestmark = pytest.mark.timeout(300)
 
 def _cli(command: str, config: str, tmp_path: Path, *extra: str) -> str:
     return run_example(
-        "cli.py", command, "--config", str(CONFIGS / config), "--config", str(CONFIGS / "fast.yaml"), *extra,
+        "cli.py",
+        command,
+        "--config",
+        str(CONFIGS / config),
+        "--config",
+        str(CONFIGS / "fast.yaml"),
+        *extra,
         cwd=tmp_path,
     ).stdout
 

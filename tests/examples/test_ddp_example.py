@@ -15,9 +15,13 @@ def test_ddp_example_is_exact_and_shows_the_bias_of_the_default(tmp_path: Path) 
     out = run_example("ddp_exact.py", "--logdir", "logs", cwd=tmp_path, timeout=280).stdout
     rows = {}
     for line in out.splitlines():
-        for name in ("1 process (reference)", "2 processes, MetricsCallback", "2 processes, Lightning default"):
+        for name in (
+            "1 process (reference)",
+            "2 processes, MetricsCallback",
+            "2 processes, Lightning default",
+        ):
             if line.startswith(name):
-                rows[name] = [float(v) for v in line[len(name):].split()]
+                rows[name] = [float(v) for v in line[len(name) :].split()]
     assert len(rows) == 3, out
     assert rows["1 process (reference)"][0] == 101
     assert rows["2 processes, MetricsCallback"] == rows["1 process (reference)"]

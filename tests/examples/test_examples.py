@@ -24,16 +24,30 @@ def test_digits_prints_the_final_table_and_writes_tensorboard_images(tmp_path: P
         val, test = floats(rows[name])
         assert 0.0 <= val <= 1.0 and 0.0 <= test <= 1.0, (name, rows[name])
     assert "Test confusion matrix" in out
-    matrix = [line.split(":")[1].split() for line in out.splitlines() if line[:3].strip().rstrip(":").isdigit()]
+    matrix = [
+        line.split(":")[1].split() for line in out.splitlines() if line[:3].strip().rstrip(":").isdigit()
+    ]
     assert len(matrix) == 10 and all(len(row) == 10 for row in matrix)
     assert sum(int(v) for row in matrix for v in row) == 128  # 2 test batches of 64
     assert "tensorboard --logdir logs" in out
 
     tags = event_tags(tmp_path / "logs" / "digits")
     for stage in ("val", "test"):
-        assert {f"{stage}/acc", f"{stage}/f1", f"{stage}/recall/zero", f"{stage}/recall/nine"} <= tags["scalars"]
-        for name in ("confmat", "roc", "pr_curve", "calibration", "recall"):  # e.g. val/calibration/reliability
-            assert any(t.split("/")[:2] == [stage, name] for t in tags["images"]), (stage, name, tags["images"])
+        assert {f"{stage}/acc", f"{stage}/f1", f"{stage}/recall/zero", f"{stage}/recall/nine"} <= tags[
+            "scalars"
+        ]
+        for name in (
+            "confmat",
+            "roc",
+            "pr_curve",
+            "calibration",
+            "recall",
+        ):  # e.g. val/calibration/reliability
+            assert any(t.split("/")[:2] == [stage, name] for t in tags["images"]), (
+                stage,
+                name,
+                tags["images"],
+            )
         assert any(t.startswith(f"{stage}/confmat") for t in tags["tensors"])  # the markdown table (Text tab)
     assert {"train/acc", "train/f1"} <= tags["scalars"]
 
@@ -66,15 +80,22 @@ def test_regression_prints_val_and_test_and_writes_the_csv(tmp_path: Path) -> No
 
 def test_custom_metric_with_a_cat_state_is_logged_by_the_callback(tmp_path: Path) -> None:
     out = run_example("custom_metric.py", "--logdir", "logs", cwd=tmp_path).stdout
-    assert "standalone: {'mistakes': 1.0, 'mistake_confidence_median': 0.9, 'mistake_confidence_max': 0.9}" in out
+    assert (
+        "standalone: {'mistakes': 1.0, 'mistake_confidence_median': 0.9, 'mistake_confidence_max': 0.9}"
+        in out
+    )
     logged = {}
     for line in out.splitlines():
         parts = line.split()
         if len(parts) == 2 and parts[0].startswith("val/"):
             logged[parts[0]] = float(parts[1])
-    assert {"val/acc", "val/mistakes", "val/mistake_confidence_median", "val/mistake_confidence_max"} <= set(logged)
+    assert {"val/acc", "val/mistakes", "val/mistake_confidence_median", "val/mistake_confidence_max"} <= set(
+        logged
+    )
     # the sum state agrees with accuracy over the 2 validation batches of 64
-    assert logged["val/mistakes"] == pytest.approx((1 - logged["val/acc"]) * 128, abs=0.01)  # acc printed to 4 places
+    assert logged["val/mistakes"] == pytest.approx(
+        (1 - logged["val/acc"]) * 128, abs=0.01
+    )  # acc printed to 4 places
     if logged["val/mistakes"]:
         assert 0 < logged["val/mistake_confidence_median"] <= logged["val/mistake_confidence_max"] <= 1
     else:
@@ -83,11 +104,19 @@ def test_custom_metric_with_a_cat_state_is_logged_by_the_callback(tmp_path: Path
 
 def test_torchmetrics_migration_gives_the_same_values_three_ways(tmp_path: Path) -> None:
     out = run_example("torchmetrics_migration.py", "--logdir", "logs", cwd=tmp_path).stdout
-    assert "+        from lightning_metrics.classification import MulticlassAccuracy, MulticlassF1Score" in out
+    assert (
+        "+        from lightning_metrics.classification import MulticlassAccuracy, MulticlassF1Score" in out
+    )
     assert "-        from torchmetrics.classification import MulticlassAccuracy, MulticlassF1Score" in out
-    diff_lines = [l for l in out.split("version")[0].splitlines() if l.strip().startswith(("+ ", "- ", "+c", "-c"))]
+    diff_lines = [
+        l for l in out.split("version")[0].splitlines() if l.strip().startswith(("+ ", "- ", "+c", "-c"))
+    ]
     assert len(diff_lines) == 4, diff_lines  # the class name and the import, nothing else
-    rows = [line.split()[-2:] for line in out.splitlines() if "self.log(metric)" in line or "MetricsCallback " in line]
+    rows = [
+        line.split()[-2:]
+        for line in out.splitlines()
+        if "self.log(metric)" in line or "MetricsCallback " in line
+    ]
     assert len(rows) == 3 and len({tuple(r) for r in rows}) == 1, out
     assert "All three agree." in out
 
