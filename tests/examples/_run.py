@@ -17,6 +17,8 @@ CONFIGS = ROOT / "configs"
 def run_example(script: str, *args: str, cwd: Path, timeout: float = 240.0) -> subprocess.CompletedProcess:
     """``python examples/<script> [args]`` with LM_EXAMPLE_FAST=1 in ``cwd``; fails with its output."""
     env = dict(os.environ, LM_EXAMPLE_FAST="1", MPLBACKEND="Agg", PYTHONUNBUFFERED="1")
+    for leftover in ("MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK", "LOCAL_RANK", "NODE_RANK"):
+        env.pop(leftover, None)  # a DDP example picks its own free port, whatever ran before in this worker
     proc = subprocess.run(
         [sys.executable, str(EXAMPLES / script), *args],
         cwd=str(cwd),
