@@ -341,9 +341,11 @@ class _CollectionSync:
         by_group: dict[int, tuple[Any, list[Metric]]] = {}
         for leader in leaders:
             by_group.setdefault(id(leader.process_group), (leader.process_group, []))[1].append(leader)
+        keys = {id(m): name for name, m in self.collection.items(keep_base=True)}
         for process_group, members in by_group.values():
             tree = _unique(m for leader in members for m in leader._sync_tree())
-            distributed.sync_metrics(tree, group=process_group)
+            # the keys travel in the layout fingerprint: ranks with other keys fail instead of mixing
+            distributed.sync_metrics(tree, group=process_group, tag=tuple(keys[id(m)] for m in members))
             self.synced += members
         synced_ids = {id(m) for m in self.synced}
         for group in groups:

@@ -17,8 +17,10 @@ keeps the local copy for ``unsync``.
 
 from __future__ import annotations
 
+import datetime
 import hashlib
-from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
+import os
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Optional, Sequence
 
 import torch
 import torch.distributed as dist
@@ -45,6 +47,48 @@ _DTYPE_CODE = {dtype: code for code, dtype in enumerate(_DTYPES)}
 _MAX_NDIM = 8
 _META_WIDTH = 3 + _MAX_NDIM  # present, dtype code, ndim, dims...
 _REDUCE_OPS = {"sum": "SUM", "mean": "SUM", "max": "MAX", "min": "MIN"}
+# dtypes the backends cannot move (gloo and NCCL have no bool or int16 collectives) travel widened
+_WIRE_DTYPE = {torch.bool: torch.uint8, torch.int16: torch.int32}
+SYNC_TIMEOUT_ENV = "LIGHTNING_METRICS_SYNC_TIMEOUT"
+_sync_timeout: Optional[float] = None
+
+
+def set_sync_timeout(seconds: Optional[float]) -> None:
+    """Bound how long a sync waits for the other processes (``None``: the backend's own timeout).
+
+    A sync that starts on some ranks only (``compute()`` under ``rank_zero_only`` or
+    ``if trainer.is_global_zero``) would wait for the others until the process group times
+    out (30 minutes for gloo by default). With a bound, the first exchange of every sync
+    raises a ``RuntimeError`` that says so after ``seconds``. Choose it longer than the
+    longest legitimate gap between ranks reaching the sync. The environment variable
+    ``LIGHTNING_METRICS_SYNC_TIMEOUT`` (seconds) sets it too.
+
+    >>> set_sync_timeout(300); sync_timeout()
+    300.0
+    >>> set_sync_timeout(None); sync_timeout() is None
+    True
+    """
+    global _sync_timeout
+    invalid = isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds <= 0
+    if seconds is not None and invalid:
+        raise ValueError(f"Argument `seconds` must be None or a positive number, got {seconds!r}")
+    _sync_timeout = None if seconds is None else float(seconds)
+
+
+def sync_timeout() -> Optional[float]:
+    """The bound set by :func:`set_sync_timeout` or ``LIGHTNING_METRICS_SYNC_TIMEOUT``, else ``None``."""
+    if _sync_timeout is not None:
+        return _sync_timeout
+    text = os.environ.get(SYNC_TIMEOUT_ENV, "").strip()
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(
+            f"Environment variable `{SYNC_TIMEOUT_ENV}` must be a number of seconds, got {text!r}"
+        ) from None
+    return value if value > 0 else None
 
 
 def is_available() -> bool:
@@ -61,11 +105,15 @@ def world_size(group: Optional[Any] = None) -> int:
     return dist.get_world_size(group) if is_available() else 1
 
 
-def sync_metrics(metrics: Sequence["Metric"], group: Optional[Any] = None) -> None:
-    """Sync the states of ``metrics`` in one fused exchange; each keeps its local copy for ``unsync``."""
+def sync_metrics(metrics: Sequence["Metric"], group: Optional[Any] = None, tag: Hashable = None) -> None:
+    """Sync the states of ``metrics`` in one fused exchange; each keeps its local copy for ``unsync``.
+
+    ``tag`` (e.g. a collection's keys) must be equal on every rank; it travels in the layout
+    fingerprint, so ranks whose tags differ fail clearly.
+    """
     if not metrics:
         return
-    synced = sync_states(metrics, group=group)
+    synced = sync_states(metrics, group=group, tag=tag)
     for metric, states in zip(metrics, synced):
         metric._cache = metric.metric_state
         for name, value in states.items():
@@ -73,7 +121,9 @@ def sync_metrics(metrics: Sequence["Metric"], group: Optional[Any] = None) -> No
         metric._is_synced = True
 
 
-def sync_states(metrics: Sequence["Metric"], group: Optional[Any] = None) -> list[dict[str, Any]]:
+def sync_states(
+    metrics: Sequence["Metric"], group: Optional[Any] = None, tag: Hashable = None
+) -> list[dict[str, Any]]:
     """Return, for each metric, its states reduced over all processes of ``group``.
 
     Works on any number of metrics with a bounded number of collective calls
@@ -91,9 +141,9 @@ def sync_states(metrics: Sequence["Metric"], group: Optional[Any] = None) -> lis
     packed = [e for e in entries if e[2] in _REDUCE_OPS and isinstance(e[4], Tensor)]
     gathered = [e for e in entries if not (e[2] in _REDUCE_OPS and isinstance(e[4], Tensor))]
 
-    _check_same_layout(metrics, packed, gathered, device, group)
+    _check_same_layout(metrics, packed, gathered, device, group, tag)
     _all_reduce_packed(packed, results, group)
-    _all_gather_uneven(gathered, results, device, group)
+    _all_gather_uneven(metrics, gathered, results, device, group)
     return results
 
 
@@ -157,8 +207,34 @@ def _all_gather(tensor: Tensor, group: Optional[Any]) -> list[Tensor]:
     return out
 
 
-def _fingerprint(metrics: Sequence["Metric"], packed: list, gathered: list) -> int:
-    layout = [type(m).__qualname__ for m in metrics]
+def _first_all_gather(tensor: Tensor, group: Optional[Any], metrics: Sequence["Metric"]) -> list[Tensor]:
+    """The first collective of a sync, bounded by :func:`sync_timeout` when one is set."""
+    seconds = sync_timeout()
+    if seconds is None:
+        return _all_gather(tensor, group)
+    out = [torch.empty_like(tensor) for _ in range(dist.get_world_size(group))]
+    work = dist.all_gather(out, tensor.contiguous(), group=group, async_op=True)
+    try:
+        work.wait(timeout=datetime.timedelta(seconds=seconds))
+    except RuntimeError as err:
+        names = ", ".join(sorted({type(m).__name__ for m in metrics}))
+        raise RuntimeError(
+            f"Metric sync on rank {dist.get_rank(group)}: the other processes did not join within "
+            f"{seconds:g}s (metrics: {names}). Every rank must call compute()/sync() at the same point: not under "
+            "rank_zero_only or `if trainer.is_global_zero`, and with the same `sync_on_compute`."
+        ) from err
+    return out
+
+
+def _spec_text(metric: "Metric") -> str:
+    """The statistic spec (num_classes, thresholds, ...), unless its text is not stable across processes."""
+    text = repr(metric.statistic_spec)
+    return "?" if " at 0x" in text else text
+
+
+def _fingerprint(metrics: Sequence["Metric"], packed: list, gathered: list, tag: Hashable = None) -> int:
+    # the spec catches what shapes cannot: another num_classes in a cat state, another threshold
+    layout: list = [repr(tag)] + [(type(m).__qualname__, _spec_text(m)) for m in metrics]
     layout += [(i, n, k, str(v.dtype), tuple(v.shape)) for i, n, k, _, v in packed]
     layout += [(i, n, k, type(v).__name__) for i, n, k, _, v in gathered]
     digest = hashlib.blake2b(repr(layout).encode(), digest_size=8).digest()
@@ -166,9 +242,9 @@ def _fingerprint(metrics: Sequence["Metric"], packed: list, gathered: list) -> i
 
 
 def _check_same_layout(metrics: Sequence["Metric"], packed: list, gathered: list, device: torch.device,
-                       group: Optional[Any]) -> None:
-    local = _fingerprint(metrics, packed, gathered)
-    prints = _all_gather(torch.tensor([local], dtype=torch.int64, device=device), group)
+                       group: Optional[Any], tag: Hashable = None) -> None:
+    local = _fingerprint(metrics, packed, gathered, tag)
+    prints = _first_all_gather(torch.tensor([local], dtype=torch.int64, device=device), group, metrics)
     values = [int(p.item()) for p in prints]
     if len(set(values)) > 1:
         names = ", ".join(sorted({type(m).__name__ for m in metrics}))
@@ -185,7 +261,7 @@ def _all_reduce_packed(packed: list, results: list[dict[str, Any]], group: Optio
         groups.setdefault((_REDUCE_OPS[entry[2]], entry[4].dtype), []).append(entry)
     world = dist.get_world_size(group)
     for (op_name, dtype), members in sorted(groups.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
-        wire_dtype = torch.uint8 if dtype == torch.bool else dtype
+        wire_dtype = _WIRE_DTYPE.get(dtype, dtype)
         flat = torch.cat([v.detach().reshape(-1).to(wire_dtype) for *_, v in members])
         dist.all_reduce(flat, op=getattr(dist.ReduceOp, op_name), group=group)
         offset = 0
@@ -203,8 +279,8 @@ def _local_tensor(value: Any) -> Optional[Tensor]:
     return torch.cat([v.detach().reshape(1) if v.ndim == 0 else v.detach() for v in value])
 
 
-def _all_gather_uneven(gathered: list, results: list[dict[str, Any]], device: torch.device,
-                       group: Optional[Any]) -> None:
+def _all_gather_uneven(metrics: Sequence["Metric"], gathered: list, results: list[dict[str, Any]],
+                       device: torch.device, group: Optional[Any]) -> None:
     if not gathered:
         return
     locals_ = [_local_tensor(e[4]) for e in gathered]
@@ -214,17 +290,20 @@ def _all_gather_uneven(gathered: list, results: list[dict[str, Any]], device: to
             continue
         if tensor.ndim > _MAX_NDIM:
             raise ValueError(f"States of more than {_MAX_NDIM} dimensions cannot be synced, got {tensor.shape}")
-        meta[row, :3] = torch.tensor([1, _DTYPE_CODE[tensor.dtype], tensor.ndim])
+        flag = _AT_DEFAULT if _is_default(metrics, gathered[row]) else _PRESENT
+        meta[row, :3] = torch.tensor([flag, _DTYPE_CODE[tensor.dtype], tensor.ndim])
         meta[row, 3 : 3 + tensor.ndim] = torch.tensor(tensor.shape)
     metas = [m.cpu() for m in _all_gather(meta.to(device), group)]  # one host sync for all shapes
+    skipped = _check_gathered_shapes(gathered, metas)  # every rank sees the same metas: all raise, or none
 
     per_rank: list[list[Optional[Tensor]]] = [[None] * len(metas) for _ in gathered]
-    codes = sorted({int(c) for m in metas for c in m[m[:, 0] == 1, 1].tolist()})
+    codes = sorted({int(c) for m in metas for c in m[m[:, 0] >= _PRESENT, 1].tolist()})
     for code in codes:
         dtype = _DTYPES[code]
-        wire_dtype = torch.uint8 if dtype == torch.bool else dtype
+        wire_dtype = _WIRE_DTYPE.get(dtype, dtype)
         rows = [r for r in range(len(gathered))]
-        sizes = [[_numel(m[r]) if m[r, 0] == 1 and m[r, 1] == code else 0 for r in rows] for m in metas]
+        sizes = [[_numel(m[r]) if m[r, 0] >= _PRESENT and m[r, 1] == code else 0 for r in rows]
+                 for m in metas]
         longest = max(sum(s) for s in sizes)
         local = [locals_[r].reshape(-1).to(wire_dtype) for r in rows
                  if locals_[r] is not None and locals_[r].dtype == dtype]
@@ -236,14 +315,58 @@ def _all_gather_uneven(gathered: list, results: list[dict[str, Any]], device: to
             offset = 0
             for r in rows:
                 n = sizes[rank][r]
-                if metas[rank][r, 0] == 1 and metas[rank][r, 1] == code:
+                if metas[rank][r, 0] >= _PRESENT and metas[rank][r, 1] == code:
                     shape = tuple(int(x) for x in metas[rank][r, 3 : 3 + int(metas[rank][r, 2])])
                     per_rank[r][rank] = data[offset : offset + n].reshape(shape).to(dtype)
                 offset += n
 
-    for (i, name, kind, fx, value), parts in zip(gathered, per_rank):
-        present = [p for p in parts if p is not None]
+    for row, ((i, name, kind, fx, value), parts) in enumerate(zip(gathered, per_rank)):
+        present = [p for rank, p in enumerate(parts) if p is not None and rank not in skipped[row]]
         results[i][name] = _combine_gathered(kind, fx, present, was_list=isinstance(value, list))
+
+
+_PRESENT, _AT_DEFAULT = 1, 2  # meta flags of a rank's state (0: absent, an empty list)
+
+
+def _is_default(metrics: Sequence["Metric"], entry: tuple) -> bool:
+    """A custom-reduction tensor state still equal to its default (a rank without updates)."""
+    i, name, kind, _, value = entry
+    default = metrics[i]._defaults[name]
+    if kind != "custom" or not isinstance(value, Tensor) or not isinstance(default, Tensor):
+        return False
+    return value.shape == default.shape and bool(torch.equal(value.detach(), default.to(value.device)))
+
+
+def _check_gathered_shapes(gathered: list, metas: list[Tensor]) -> list[set[int]]:
+    """Cat states must agree on trailing dims across ranks, stacked tensor states on the whole shape.
+
+    A custom-reduction state may grow on its first update (regression moments gain output
+    columns); ranks still at the default then cannot be stacked with the others and, since
+    merging a default changes nothing, are left out. Returns the ranks left out, per row.
+    """
+    skipped: list[set[int]] = []
+    for row, (i, name, kind, _, value) in enumerate(gathered):
+        skipped.append(set())
+        if kind != "cat" and isinstance(value, list):
+            continue  # kept as one item per rank: any shapes
+        shapes, at_default = {}, set()
+        for rank, meta in enumerate(metas):
+            if meta[row, 0] >= _PRESENT:
+                dims = tuple(int(d) for d in meta[row, 3 : 3 + int(meta[row, 2])])
+                shapes[rank] = dims[1:] if kind == "cat" else dims
+                if meta[row, 0] == _AT_DEFAULT:
+                    at_default.add(rank)
+        if len(set(shapes.values())) > 1 and at_default:
+            skipped[-1] = at_default
+            shapes = {r: s for r, s in shapes.items() if r not in at_default}
+        if len(set(shapes.values())) > 1:
+            what = "trailing shapes (after dim 0)" if kind == "cat" else "shapes"
+            raise RuntimeError(
+                f"Metric state {name!r} has different {what} across processes: "
+                f"{', '.join(f'rank {r}: {s}' for r, s in shapes.items())}; every rank must hold the same "
+                "metrics with the same arguments (num_classes, num_outputs, ...)."
+            )
+    return skipped
 
 
 def _numel(meta_row: Tensor) -> int:

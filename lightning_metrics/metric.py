@@ -83,9 +83,8 @@ def merge_two(kind: str, fx: Any, current: State, incoming: State) -> State:
 
 
 def _squeeze_scalar(value: Any) -> Any:
-    if isinstance(value, Tensor) and value.numel() == 1 and value.ndim > 0:
-        return value.squeeze()
-    return value
+    """Squeeze every one-element tensor of a result (in tuples and dicts too), as torchmetrics does."""
+    return _apply_tensors(value, lambda t: t.squeeze() if t.numel() == 1 and t.ndim > 0 else t)
 
 
 def _clone_tensors(value: Any) -> Any:

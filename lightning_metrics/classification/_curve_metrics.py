@@ -63,6 +63,10 @@ class CurveMetric(Metric):
         # sorted thresholds are what makes the one-bincount update correct: always checked
         check_thresholds(thresholds)
         check_ignore_index(ignore_index)
+        if normalization not in ("sigmoid", "softmax", None):  # anything else would fail obscurely in update
+            raise ValueError(
+                f"Argument `normalization` must be one of ('sigmoid', 'softmax', None), got {normalization!r}"
+            )
         self.ignore_index = ignore_index
         self.validate_args = validate_args
         self.normalization = normalization

@@ -10,7 +10,6 @@ tensor(1.0000)
 from __future__ import annotations
 
 import math
-
 from collections.abc import Hashable
 from typing import Any, Literal
 

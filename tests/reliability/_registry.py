@@ -173,13 +173,18 @@ WRAPPERS: dict[str, tuple[str, dict]] = {
     ),
     "MetricTracker": ("real", dict(metric=_wrapped("regression", "MeanAbsoluteError"))),
     "MinMaxMetric": ("real", dict(base_metric=_wrapped("regression", "MeanSquaredError"))),
-    "MultioutputWrapper": ("real2", dict(base_metric=_wrapped("regression", "MeanSquaredError"), num_outputs=2)),
+    "MultioutputWrapper": (
+        "real2",
+        dict(base_metric=_wrapped("regression", "MeanSquaredError"), num_outputs=2),
+    ),
     "MultitaskWrapper": (
         "multitask",
-        dict(task_metrics=lambda lib: {
-            "cls": getattr(lib.classification, "BinaryAccuracy")(),
-            "reg": getattr(lib.regression, "MeanSquaredError")(),
-        }),
+        dict(
+            task_metrics=lambda lib: {
+                "cls": lib.classification.BinaryAccuracy(),
+                "reg": lib.regression.MeanSquaredError(),
+            }
+        ),
     ),
     "Running": ("values", dict(base_metric=_wrapped("aggregation", "SumMetric"), window=3)),
 }
@@ -193,13 +198,30 @@ EXCLUDED = {
 # Extra configurations of listed classes (other state kinds: binned curves, multi-output moments).
 VARIANTS: dict[str, tuple[str, str, str, dict]] = {
     "BinaryAUROC[thresholds=5]": ("classification", "BinaryAUROC", "binary", dict(thresholds=5)),
-    "MulticlassROC[thresholds=5]": ("classification", "MulticlassROC", "multiclass", dict(num_classes=C, thresholds=5)),
+    "MulticlassROC[thresholds=5]": (
+        "classification",
+        "MulticlassROC",
+        "multiclass",
+        dict(num_classes=C, thresholds=5),
+    ),
     "MultilabelAveragePrecision[thresholds=5]": (
-        "classification", "MultilabelAveragePrecision", "multilabel", dict(num_labels=C, thresholds=5)),
+        "classification",
+        "MultilabelAveragePrecision",
+        "multilabel",
+        dict(num_labels=C, thresholds=5),
+    ),
     "MulticlassAccuracy[samplewise]": (
-        "classification", "MulticlassAccuracy", "multiclass_2d", dict(num_classes=C, multidim_average="samplewise")),
+        "classification",
+        "MulticlassAccuracy",
+        "multiclass_2d",
+        dict(num_classes=C, multidim_average="samplewise"),
+    ),
     "MulticlassAccuracy[ignore_index=-1]": (
-        "classification", "MulticlassAccuracy", "multiclass", dict(num_classes=C, ignore_index=-1)),
+        "classification",
+        "MulticlassAccuracy",
+        "multiclass",
+        dict(num_classes=C, ignore_index=-1),
+    ),
     "MeanSquaredError[num_outputs=2]": ("regression", "MeanSquaredError", "real2", dict(num_outputs=2)),
     "R2Score[raw_values]": ("regression", "R2Score", "real2", dict(multioutput="raw_values")),
     "PearsonCorrCoef[num_outputs=2]": ("regression", "PearsonCorrCoef", "real2", dict(num_outputs=2)),
@@ -265,6 +287,7 @@ def public_classes() -> list[str]:
 # ------------------------------------------------------------------------------ the data
 def make_batch(kind: str, n: int, gen: torch.Generator, dtype: torch.dtype = torch.float32) -> tuple:
     """The positional ``update`` arguments of one batch of ``n`` samples of ``kind``."""
+
     def randn(*shape: int) -> Tensor:
         return torch.randn(shape, generator=gen, dtype=torch.float64)
 
@@ -337,15 +360,21 @@ def assert_identical(a: Any, b: Any, path: str = "result") -> None:
             assert_identical(x, y, f"{path}[{i}]")
         return
     assert isinstance(a, Tensor) and isinstance(b, Tensor), f"{path}: {a!r} != {b!r}"
-    assert a.dtype == b.dtype and a.shape == b.shape, f"{path}: {a.dtype}{tuple(a.shape)} != {b.dtype}{tuple(b.shape)}"
-    assert torch.equal(a, b) or (a.is_floating_point() and torch.equal(a.nan_to_num(7.25), b.nan_to_num(7.25))), f"{path}: {a} != {b}"
+    assert a.dtype == b.dtype and a.shape == b.shape, (
+        f"{path}: {a.dtype}{tuple(a.shape)} != {b.dtype}{tuple(b.shape)}"
+    )
+    assert torch.equal(a, b) or (
+        a.is_floating_point() and torch.equal(a.nan_to_num(7.25), b.nan_to_num(7.25))
+    ), f"{path}: {a} != {b}"
 
 
 def assert_close(ours: Any, oracle: Any, rtol: float, atol: float, path: str = "result") -> None:
     """Same structure and values within tolerance (NaN equals NaN); dtypes are not compared."""
     ours, oracle = to_plain(ours), to_plain(oracle)
     if isinstance(oracle, dict):
-        assert isinstance(ours, dict) and sorted(ours) == sorted(oracle), f"{path}: keys {sorted(ours)} != {sorted(oracle)}"
+        assert isinstance(ours, dict) and sorted(ours) == sorted(oracle), (
+            f"{path}: keys {sorted(ours)} != {sorted(oracle)}"
+        )
         for k in oracle:
             assert_close(ours[k], oracle[k], rtol, atol, f"{path}[{k!r}]")
         return
@@ -356,7 +385,12 @@ def assert_close(ours: Any, oracle: Any, rtol: float, atol: float, path: str = "
         return
     assert isinstance(ours, Tensor), f"{path}: expected a tensor, got {ours!r}"
     torch.testing.assert_close(
-        ours.double(), oracle.double(), rtol=rtol, atol=atol, equal_nan=True, check_dtype=False,
+        ours.double(),
+        oracle.double(),
+        rtol=rtol,
+        atol=atol,
+        equal_nan=True,
+        check_dtype=False,
         msg=lambda m: f"{path}: {m}\nours={ours}\noracle={oracle}",
     )
 

@@ -10,7 +10,6 @@ half-applied batch, a bumped update count or a poisoned cache all fail the case.
 
 from __future__ import annotations
 
-import re
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
@@ -53,19 +52,23 @@ def _clone(batch: tuple) -> list:
 
 def put(arg: int, index: Any, value: Any) -> Callable[[tuple], tuple]:
     """Set ``batch[arg][index] = value``."""
+
     def bad(batch: tuple) -> tuple:
         out = _clone(batch)
         out[arg][index] = value
         return tuple(out)
+
     return bad
 
 
 def swap(arg: int, fn: Callable[[Tensor], Any]) -> Callable[[tuple], tuple]:
     """Replace ``batch[arg]`` by ``fn(batch[arg])``."""
+
     def bad(batch: tuple) -> tuple:
         out = _clone(batch)
         out[arg] = fn(out[arg])
         return tuple(out)
+
     return bad
 
 
@@ -73,184 +76,579 @@ NAN, INF = float("nan"), float("inf")
 
 # ------------------------------------------------------------------ classification: counts
 COUNTS = [
-    Case("binary-shape-mismatch", "counts", cls.BinaryAccuracy, "binary", swap(0, lambda p: p[:-1]), ("preds", "(5,)", "(6,)")),
-    Case("binary-float-target", "counts", cls.BinaryF1Score, "binary", swap(1, lambda t: t.float()), ("target", "float32")),
-    Case("binary-target-out-of-range", "counts", cls.BinaryPrecision, "binary", put(1, 0, 2), ("target", "2")),
+    Case(
+        "binary-shape-mismatch",
+        "counts",
+        cls.BinaryAccuracy,
+        "binary",
+        swap(0, lambda p: p[:-1]),
+        ("preds", "(5,)", "(6,)"),
+    ),
+    Case(
+        "binary-float-target",
+        "counts",
+        cls.BinaryF1Score,
+        "binary",
+        swap(1, lambda t: t.float()),
+        ("target", "float32"),
+    ),
+    Case(
+        "binary-target-out-of-range", "counts", cls.BinaryPrecision, "binary", put(1, 0, 2), ("target", "2")
+    ),
     Case("binary-negative-target", "counts", cls.BinaryRecall, "binary", put(1, 0, -1), ("target", "-1")),
-    Case("binary-negative-target-other-than-ignore", "counts", lambda: cls.BinaryAccuracy(ignore_index=-1),
-         "binary", put(1, 0, -2), ("target", "-2")),
+    Case(
+        "binary-negative-target-other-than-ignore",
+        "counts",
+        lambda: cls.BinaryAccuracy(ignore_index=-1),
+        "binary",
+        put(1, 0, -2),
+        ("target", "-2"),
+    ),
     Case("binary-nan-scores", "counts", cls.BinaryStatScores, "binary", put(0, 1, NAN), ("preds", "NaN")),
-    Case("binary-int-preds-out-of-range", "counts", cls.BinarySpecificity, "binary",
-         swap(0, lambda p: torch.full(p.shape, 3)), ("preds", "3")),
-    Case("multiclass-target-out-of-range", "counts", lambda: cls.MulticlassAccuracy(num_classes=C), "multiclass",
-         put(1, 0, 5), ("target", "5")),
-    Case("multiclass-negative-target-other-than-ignore", "counts",
-         lambda: cls.MulticlassF1Score(num_classes=C, ignore_index=-1), "multiclass", put(1, 0, -2), ("target", "-2")),
-    Case("multiclass-wrong-class-dim", "counts", lambda: cls.MulticlassPrecision(num_classes=C), "multiclass",
-         swap(0, lambda p: torch.cat([p, p[:, :1]], 1)), ("preds", "(6, 4)")),
-    Case("multiclass-float-target", "counts", lambda: cls.MulticlassRecall(num_classes=C), "multiclass",
-         swap(1, lambda t: t.double()), ("target", "float64")),
-    Case("multiclass-label-preds-out-of-range", "counts", lambda: cls.MulticlassConfusionMatrix(num_classes=C),
-         "multiclass", swap(0, lambda p: torch.full((p.shape[0],), 7)), ("preds", "7")),
-    Case("multiclass-nan-scores", "counts", lambda: cls.MulticlassJaccardIndex(num_classes=C), "multiclass",
-         put(0, (0, 1), NAN), ("preds", "NaN")),
-    Case("multiclass-batch-size-mismatch", "counts", lambda: cls.MulticlassMatthewsCorrCoef(num_classes=C),
-         "multiclass", swap(1, lambda t: t[:-2]), ("preds", "(6, 3)", "(4,)")),
-    Case("multiclass-kappa-target-out-of-range", "counts", lambda: cls.MulticlassCohenKappa(num_classes=C),
-         "multiclass", put(1, 2, 3), ("target", "3")),
-    Case("multilabel-wrong-num-labels", "counts", lambda: cls.MultilabelF1Score(num_labels=C), "multilabel",
-         swap(0, lambda p: p[:, :2]), ("preds", "(6, 2)")),
-    Case("multilabel-target-out-of-range", "counts", lambda: cls.MultilabelAccuracy(num_labels=C), "multilabel",
-         put(1, (0, 0), 2), ("target", "2")),
-    Case("multilabel-float-target", "counts", lambda: cls.MultilabelHammingDistance(num_labels=C), "multilabel",
-         swap(1, lambda t: t.float()), ("target", "float32")),
-    Case("multilabel-nan-scores", "counts", lambda: cls.MultilabelExactMatch(num_labels=C), "multilabel",
-         put(0, (1, 1), NAN), ("preds", "NaN")),
-    Case("samplewise-needs-extra-dim", "counts",
-         lambda: cls.MulticlassAccuracy(num_classes=C, multidim_average="samplewise"), "multiclass_2d",
-         lambda b: (b[0][:, :, 0], b[1][:, 0]), ("multidim_average", "samplewise")),
+    Case(
+        "binary-int-preds-out-of-range",
+        "counts",
+        cls.BinarySpecificity,
+        "binary",
+        swap(0, lambda p: torch.full(p.shape, 3)),
+        ("preds", "3"),
+    ),
+    Case(
+        "multiclass-target-out-of-range",
+        "counts",
+        lambda: cls.MulticlassAccuracy(num_classes=C),
+        "multiclass",
+        put(1, 0, 5),
+        ("target", "5"),
+    ),
+    Case(
+        "multiclass-negative-target-other-than-ignore",
+        "counts",
+        lambda: cls.MulticlassF1Score(num_classes=C, ignore_index=-1),
+        "multiclass",
+        put(1, 0, -2),
+        ("target", "-2"),
+    ),
+    Case(
+        "multiclass-wrong-class-dim",
+        "counts",
+        lambda: cls.MulticlassPrecision(num_classes=C),
+        "multiclass",
+        swap(0, lambda p: torch.cat([p, p[:, :1]], 1)),
+        ("preds", "(6, 4)"),
+    ),
+    Case(
+        "multiclass-float-target",
+        "counts",
+        lambda: cls.MulticlassRecall(num_classes=C),
+        "multiclass",
+        swap(1, lambda t: t.double()),
+        ("target", "float64"),
+    ),
+    Case(
+        "multiclass-label-preds-out-of-range",
+        "counts",
+        lambda: cls.MulticlassConfusionMatrix(num_classes=C),
+        "multiclass",
+        swap(0, lambda p: torch.full((p.shape[0],), 7)),
+        ("preds", "7"),
+    ),
+    Case(
+        "multiclass-nan-scores",
+        "counts",
+        lambda: cls.MulticlassJaccardIndex(num_classes=C),
+        "multiclass",
+        put(0, (0, 1), NAN),
+        ("preds", "NaN"),
+    ),
+    Case(
+        "multiclass-batch-size-mismatch",
+        "counts",
+        lambda: cls.MulticlassMatthewsCorrCoef(num_classes=C),
+        "multiclass",
+        swap(1, lambda t: t[:-2]),
+        ("preds", "(6, 3)", "(4,)"),
+    ),
+    Case(
+        "multiclass-kappa-target-out-of-range",
+        "counts",
+        lambda: cls.MulticlassCohenKappa(num_classes=C),
+        "multiclass",
+        put(1, 2, 3),
+        ("target", "3"),
+    ),
+    Case(
+        "multilabel-wrong-num-labels",
+        "counts",
+        lambda: cls.MultilabelF1Score(num_labels=C),
+        "multilabel",
+        swap(0, lambda p: p[:, :2]),
+        ("preds", "(6, 2)"),
+    ),
+    Case(
+        "multilabel-target-out-of-range",
+        "counts",
+        lambda: cls.MultilabelAccuracy(num_labels=C),
+        "multilabel",
+        put(1, (0, 0), 2),
+        ("target", "2"),
+    ),
+    Case(
+        "multilabel-float-target",
+        "counts",
+        lambda: cls.MultilabelHammingDistance(num_labels=C),
+        "multilabel",
+        swap(1, lambda t: t.float()),
+        ("target", "float32"),
+    ),
+    Case(
+        "multilabel-nan-scores",
+        "counts",
+        lambda: cls.MultilabelExactMatch(num_labels=C),
+        "multilabel",
+        put(0, (1, 1), NAN),
+        ("preds", "NaN"),
+    ),
+    Case(
+        "samplewise-needs-extra-dim",
+        "counts",
+        lambda: cls.MulticlassAccuracy(num_classes=C, multidim_average="samplewise"),
+        "multiclass_2d",
+        lambda b: (b[0][:, :, 0], b[1][:, 0]),
+        ("multidim_average", "samplewise"),
+    ),
     # constructor arguments
-    Case("num-classes-zero", "counts", lambda: cls.MulticlassAccuracy(num_classes=0), needles=("num_classes", "0")),
-    Case("num-classes-missing", "counts", lambda: lm.Accuracy(task="multiclass"), needles=("num_classes", "None")),
-    Case("num-labels-one", "counts", lambda: cls.MultilabelPrecision(num_labels=1), needles=("num_labels", "1")),
-    Case("top-k-above-num-classes", "counts", lambda: cls.MulticlassAccuracy(num_classes=C, top_k=4),
-         needles=("top_k", "4")),
-    Case("unknown-average", "counts", lambda: cls.MulticlassF1Score(num_classes=C, average="mean"),
-         needles=("average", "'mean'")),
-    Case("threshold-above-one", "counts", lambda: cls.BinaryAccuracy(threshold=1.5), needles=("threshold", "1.5")),
-    Case("threshold-negative", "counts", lambda: cls.MultilabelRecall(num_labels=C, threshold=-0.1),
-         needles=("threshold", "-0.1")),
-    Case("unknown-task", "counts", lambda: lm.Accuracy(task="multi", num_classes=C), needles=("task", "'multi'")),
+    Case(
+        "num-classes-zero",
+        "counts",
+        lambda: cls.MulticlassAccuracy(num_classes=0),
+        needles=("num_classes", "0"),
+    ),
+    Case(
+        "num-classes-missing",
+        "counts",
+        lambda: lm.Accuracy(task="multiclass"),
+        needles=("num_classes", "None"),
+    ),
+    Case(
+        "num-labels-one", "counts", lambda: cls.MultilabelPrecision(num_labels=1), needles=("num_labels", "1")
+    ),
+    Case(
+        "top-k-above-num-classes",
+        "counts",
+        lambda: cls.MulticlassAccuracy(num_classes=C, top_k=4),
+        needles=("top_k", "4"),
+    ),
+    Case(
+        "unknown-average",
+        "counts",
+        lambda: cls.MulticlassF1Score(num_classes=C, average="mean"),
+        needles=("average", "'mean'"),
+    ),
+    Case(
+        "threshold-above-one",
+        "counts",
+        lambda: cls.BinaryAccuracy(threshold=1.5),
+        needles=("threshold", "1.5"),
+    ),
+    Case(
+        "threshold-negative",
+        "counts",
+        lambda: cls.MultilabelRecall(num_labels=C, threshold=-0.1),
+        needles=("threshold", "-0.1"),
+    ),
+    Case(
+        "unknown-task",
+        "counts",
+        lambda: lm.Accuracy(task="multi", num_classes=C),
+        needles=("task", "'multi'"),
+    ),
     Case("beta-zero", "counts", lambda: cls.BinaryFBetaScore(beta=0.0), needles=("beta", "0.0")),
-    Case("unknown-multidim-average", "counts", lambda: cls.BinaryPrecision(multidim_average="mean"),
-         needles=("multidim_average", "'mean'")),
-    Case("unknown-normalize", "counts", lambda: cls.MulticlassConfusionMatrix(num_classes=C, normalize="rows"),
-         needles=("normalize", "'rows'")),
+    Case(
+        "unknown-multidim-average",
+        "counts",
+        lambda: cls.BinaryPrecision(multidim_average="mean"),
+        needles=("multidim_average", "'mean'"),
+    ),
+    Case(
+        "unknown-normalize",
+        "counts",
+        lambda: cls.MulticlassConfusionMatrix(num_classes=C, normalize="rows"),
+        needles=("normalize", "'rows'"),
+    ),
 ]
 
 # ------------------------------------------------------------------ classification: curves
 CURVES = [
     Case("auroc-nan-scores", "curves", cls.BinaryAUROC, "binary", put(0, 2, NAN), ("preds", "NaN")),
     Case("auroc-target-out-of-range", "curves", cls.BinaryAUROC, "binary", put(1, 0, 2), ("target", "2")),
-    Case("ap-shape-mismatch", "curves", cls.BinaryAveragePrecision, "binary", swap(1, lambda t: t[:-1]),
-         ("preds", "(6,)", "(5,)")),
-    Case("roc-int-scores", "curves", cls.BinaryROC, "binary", swap(0, lambda p: (p > 0.5).long()), ("preds", "int64")),
-    Case("multiclass-auroc-label-preds", "curves", lambda: cls.MulticlassAUROC(num_classes=C), "multiclass",
-         swap(0, lambda p: p.argmax(1).float()), ("preds", "(6,)")),
-    Case("multiclass-roc-target-out-of-range", "curves", lambda: cls.MulticlassROC(num_classes=C, thresholds=5),
-         "multiclass", put(1, 0, 3), ("target", "3")),
-    Case("multiclass-pr-negative-target", "curves", lambda: cls.MulticlassPrecisionRecallCurve(num_classes=C),
-         "multiclass", put(1, 1, -1), ("target", "-1")),
-    Case("multilabel-auroc-wrong-num-labels", "curves", lambda: cls.MultilabelAUROC(num_labels=C), "multilabel",
-         swap(0, lambda p: p[:, :2]), ("preds", "(6, 2)")),
-    Case("multilabel-ranking-float-target", "curves", lambda: cls.MultilabelRankingLoss(num_labels=C), "multilabel",
-         swap(1, lambda t: t.float()), ("target", "float32")),
-    Case("calibration-nan-scores", "curves", lambda: cls.MulticlassCalibrationError(num_classes=C), "multiclass",
-         put(0, (3, 0), NAN), ("preds", "NaN")),
+    Case(
+        "ap-shape-mismatch",
+        "curves",
+        cls.BinaryAveragePrecision,
+        "binary",
+        swap(1, lambda t: t[:-1]),
+        ("preds", "(6,)", "(5,)"),
+    ),
+    Case(
+        "roc-int-scores",
+        "curves",
+        cls.BinaryROC,
+        "binary",
+        swap(0, lambda p: (p > 0.5).long()),
+        ("preds", "int64"),
+    ),
+    Case(
+        "multiclass-auroc-label-preds",
+        "curves",
+        lambda: cls.MulticlassAUROC(num_classes=C),
+        "multiclass",
+        swap(0, lambda p: p.argmax(1).float()),
+        ("preds", "(6,)"),
+    ),
+    Case(
+        "multiclass-roc-target-out-of-range",
+        "curves",
+        lambda: cls.MulticlassROC(num_classes=C, thresholds=5),
+        "multiclass",
+        put(1, 0, 3),
+        ("target", "3"),
+    ),
+    Case(
+        "multiclass-pr-negative-target",
+        "curves",
+        lambda: cls.MulticlassPrecisionRecallCurve(num_classes=C),
+        "multiclass",
+        put(1, 1, -1),
+        ("target", "-1"),
+    ),
+    Case(
+        "multilabel-auroc-wrong-num-labels",
+        "curves",
+        lambda: cls.MultilabelAUROC(num_labels=C),
+        "multilabel",
+        swap(0, lambda p: p[:, :2]),
+        ("preds", "(6, 2)"),
+    ),
+    Case(
+        "multilabel-ranking-float-target",
+        "curves",
+        lambda: cls.MultilabelRankingLoss(num_labels=C),
+        "multilabel",
+        swap(1, lambda t: t.float()),
+        ("target", "float32"),
+    ),
+    Case(
+        "calibration-nan-scores",
+        "curves",
+        lambda: cls.MulticlassCalibrationError(num_classes=C),
+        "multiclass",
+        put(0, (3, 0), NAN),
+        ("preds", "NaN"),
+    ),
     Case("hinge-target-out-of-range", "curves", cls.BinaryHingeLoss, "binary", put(1, 4, 5), ("target", "5")),
-    Case("binned-ap-nan-scores", "curves", lambda: cls.MultilabelAveragePrecision(num_labels=C, thresholds=5),
-         "multilabel", put(0, (0, 2), NAN), ("preds", "NaN")),
+    Case(
+        "binned-ap-nan-scores",
+        "curves",
+        lambda: cls.MultilabelAveragePrecision(num_labels=C, thresholds=5),
+        "multilabel",
+        put(0, (0, 2), NAN),
+        ("preds", "NaN"),
+    ),
     # constructor arguments (probabilities and thresholds outside [0, 1], unsorted thresholds)
-    Case("thresholds-unsorted", "curves", lambda: cls.BinaryROC(thresholds=[0.5, 0.2, 0.9]),
-         needles=("thresholds", "[0.5, 0.2, 0.9]")),
-    Case("thresholds-outside-unit", "curves", lambda: cls.BinaryAUROC(thresholds=[-0.1, 0.5]),
-         needles=("thresholds", "-0.1")),
-    Case("thresholds-one-bin", "curves", lambda: cls.MulticlassAUROC(num_classes=C, thresholds=1),
-         needles=("thresholds", "1")),
+    Case(
+        "thresholds-unsorted",
+        "curves",
+        lambda: cls.BinaryROC(thresholds=[0.5, 0.2, 0.9]),
+        needles=("thresholds", "[0.5, 0.2, 0.9]"),
+    ),
+    Case(
+        "thresholds-outside-unit",
+        "curves",
+        lambda: cls.BinaryAUROC(thresholds=[-0.1, 0.5]),
+        needles=("thresholds", "-0.1"),
+    ),
+    Case(
+        "thresholds-one-bin",
+        "curves",
+        lambda: cls.MulticlassAUROC(num_classes=C, thresholds=1),
+        needles=("thresholds", "1"),
+    ),
     Case("max-fpr-above-one", "curves", lambda: cls.BinaryAUROC(max_fpr=1.5), needles=("max_fpr", "1.5")),
-    Case("min-recall-above-one", "curves", lambda: cls.BinaryPrecisionAtFixedRecall(min_recall=1.5),
-         needles=("min_recall", "1.5")),
-    Case("min-specificity-negative", "curves",
-         lambda: cls.MulticlassSensitivityAtSpecificity(num_classes=C, min_specificity=-0.5),
-         needles=("min_specificity", "-0.5")),
-    Case("fpr-range-reversed", "curves", lambda: cls.BinaryLogAUC(fpr_range=(0.5, 0.1)),
-         needles=("fpr_range", "(0.5, 0.1)")),
+    Case(
+        "min-recall-above-one",
+        "curves",
+        lambda: cls.BinaryPrecisionAtFixedRecall(min_recall=1.5),
+        needles=("min_recall", "1.5"),
+    ),
+    Case(
+        "min-specificity-negative",
+        "curves",
+        lambda: cls.MulticlassSensitivityAtSpecificity(num_classes=C, min_specificity=-0.5),
+        needles=("min_specificity", "-0.5"),
+    ),
+    Case(
+        "fpr-range-reversed",
+        "curves",
+        lambda: cls.BinaryLogAUC(fpr_range=(0.5, 0.1)),
+        needles=("fpr_range", "(0.5, 0.1)"),
+    ),
     Case("n-bins-zero", "curves", lambda: cls.BinaryCalibrationError(n_bins=0), needles=("n_bins", "0")),
     Case("unknown-norm", "curves", lambda: cls.BinaryCalibrationError(norm="l3"), needles=("norm", "'l3'")),
-    Case("curve-unknown-average", "curves", lambda: cls.MulticlassAUROC(num_classes=C, average="samples"),
-         needles=("average", "'samples'")),
-    Case("curve-num-classes-zero", "curves", lambda: cls.MulticlassROC(num_classes=0), needles=("num_classes", "0")),
+    Case(
+        "curve-unknown-average",
+        "curves",
+        lambda: cls.MulticlassAUROC(num_classes=C, average="samples"),
+        needles=("average", "'samples'"),
+    ),
+    Case(
+        "curve-num-classes-zero",
+        "curves",
+        lambda: cls.MulticlassROC(num_classes=0),
+        needles=("num_classes", "0"),
+    ),
 ]
 
 # ------------------------------------------------------------------ regression
 REGRESSION = [
-    Case("mse-length-mismatch", "regression", reg.MeanSquaredError, "real", swap(1, lambda t: t[:-1]),
-         ("preds", "target", "(6,)", "(5,)")),
-    Case("mae-length-mismatch", "regression", reg.MeanAbsoluteError, "real", swap(0, lambda p: p[:-2]),
-         ("preds", "(4,)", "(6,)")),
-    Case("mse-num-outputs-mismatch", "regression", lambda: reg.MeanSquaredError(num_outputs=2), "real2",
-         lambda b: (torch.cat([b[0], b[0][:, :1]], 1), torch.cat([b[1], b[1][:, :1]], 1)),
-         ("num_outputs", "2", "(6, 3)")),
-    Case("pearson-num-outputs-mismatch", "regression", lambda: reg.PearsonCorrCoef(num_outputs=2), "real2",
-         lambda b: (b[0][:, 0], b[1][:, 0]), ("preds", "num_outputs", "(6,)")),
-    Case("r2-columns-change-between-batches", "regression", lambda: reg.R2Score(multioutput="raw_values"), "real2",
-         lambda b: (torch.cat([b[0], b[0]], 1), torch.cat([b[1], b[1]], 1)), ("output column", "4")),
-    Case("spearman-int-preds", "regression", reg.SpearmanCorrCoef, "real", swap(0, lambda p: p.long()),
-         ("preds", "int64")),
-    Case("kl-shape-mismatch", "regression", reg.KLDivergence, "prob", swap(1, lambda t: t[:, :3]),
-         ("(6, 4)", "(6, 3)")),
-    Case("crps-ensemble-shape", "regression", reg.ContinuousRankedProbabilityScore, "ensemble",
-         swap(1, lambda t: t[:-1]), ("preds", "target", "(5,)")),
-    Case("explained-variance-3d", "regression", reg.ExplainedVariance, "real",
-         lambda b: (b[0].reshape(1, 2, 3), b[1].reshape(1, 2, 3)), ("preds", "(1, 2, 3)")),
+    Case(
+        "mse-length-mismatch",
+        "regression",
+        reg.MeanSquaredError,
+        "real",
+        swap(1, lambda t: t[:-1]),
+        ("preds", "target", "(6,)", "(5,)"),
+    ),
+    Case(
+        "mae-length-mismatch",
+        "regression",
+        reg.MeanAbsoluteError,
+        "real",
+        swap(0, lambda p: p[:-2]),
+        ("preds", "(4,)", "(6,)"),
+    ),
+    Case(
+        "mse-num-outputs-mismatch",
+        "regression",
+        lambda: reg.MeanSquaredError(num_outputs=2),
+        "real2",
+        lambda b: (torch.cat([b[0], b[0][:, :1]], 1), torch.cat([b[1], b[1][:, :1]], 1)),
+        ("num_outputs", "2", "(6, 3)"),
+    ),
+    Case(
+        "pearson-num-outputs-mismatch",
+        "regression",
+        lambda: reg.PearsonCorrCoef(num_outputs=2),
+        "real2",
+        lambda b: (b[0][:, 0], b[1][:, 0]),
+        ("preds", "num_outputs", "(6,)"),
+    ),
+    Case(
+        "r2-columns-change-between-batches",
+        "regression",
+        lambda: reg.R2Score(multioutput="raw_values"),
+        "real2",
+        lambda b: (torch.cat([b[0], b[0]], 1), torch.cat([b[1], b[1]], 1)),
+        ("output column", "4"),
+    ),
+    Case(
+        "spearman-int-preds",
+        "regression",
+        reg.SpearmanCorrCoef,
+        "real",
+        swap(0, lambda p: p.long()),
+        ("preds", "int64"),
+    ),
+    Case(
+        "kl-shape-mismatch",
+        "regression",
+        reg.KLDivergence,
+        "prob",
+        swap(1, lambda t: t[:, :3]),
+        ("(6, 4)", "(6, 3)"),
+    ),
+    Case(
+        "crps-ensemble-shape",
+        "regression",
+        reg.ContinuousRankedProbabilityScore,
+        "ensemble",
+        swap(1, lambda t: t[:-1]),
+        ("preds", "target", "(5,)"),
+    ),
+    Case(
+        "explained-variance-3d",
+        "regression",
+        reg.ExplainedVariance,
+        "real",
+        lambda b: (b[0].reshape(1, 2, 3), b[1].reshape(1, 2, 3)),
+        ("preds", "(1, 2, 3)"),
+    ),
     # constructor arguments
-    Case("num-outputs-zero", "regression", lambda: reg.MeanSquaredError(num_outputs=0), needles=("num_outputs", "0")),
-    Case("unknown-multioutput", "regression", lambda: reg.R2Score(multioutput="mean"),
-         needles=("multioutput", "'mean'")),
+    Case(
+        "num-outputs-zero",
+        "regression",
+        lambda: reg.MeanSquaredError(num_outputs=0),
+        needles=("num_outputs", "0"),
+    ),
+    Case(
+        "unknown-multioutput",
+        "regression",
+        lambda: reg.R2Score(multioutput="mean"),
+        needles=("multioutput", "'mean'"),
+    ),
     Case("minkowski-p-below-one", "regression", lambda: reg.MinkowskiDistance(p=0.5), needles=("p", "0.5")),
-    Case("tweedie-power-in-gap", "regression", lambda: reg.TweedieDevianceScore(power=0.5), needles=("power", "0.5")),
-    Case("cosine-unknown-reduction", "regression", lambda: reg.CosineSimilarity(reduction="avg"),
-         needles=("reduction", "'avg'")),
+    Case(
+        "tweedie-power-in-gap",
+        "regression",
+        lambda: reg.TweedieDevianceScore(power=0.5),
+        needles=("power", "0.5"),
+    ),
+    Case(
+        "cosine-unknown-reduction",
+        "regression",
+        lambda: reg.CosineSimilarity(reduction="avg"),
+        needles=("reduction", "'avg'"),
+    ),
     Case("r2-negative-adjusted", "regression", lambda: reg.R2Score(adjusted=-1), needles=("adjusted", "-1")),
-    Case("kendall-unknown-variant", "regression", lambda: reg.KendallRankCorrCoef(variant="d"),
-         needles=("variant", "'d'")),
+    Case(
+        "kendall-unknown-variant",
+        "regression",
+        lambda: reg.KendallRankCorrCoef(variant="d"),
+        needles=("variant", "'d'"),
+    ),
 ]
 
 # ------------------------------------------------------------------ aggregation
 AGGREGATION = [
-    Case("mean-nan-error", "aggregation", lambda: agg.MeanMetric(nan_strategy="error"), "values",
-         put(0, 1, NAN), ("value", "nan")),
-    Case("max-nan-error", "aggregation", lambda: agg.MaxMetric(nan_strategy="error"), "values",
-         put(0, 0, NAN), ("value", "nan")),
-    Case("cat-nan-error", "aggregation", lambda: agg.CatMetric(nan_strategy="error"), "values",
-         put(0, 3, NAN), ("value", "nan")),
-    Case("mean-weight-shape", "aggregation", agg.MeanMetric, "values",
-         lambda b: (b[0], torch.ones(b[0].shape[0] + 1)), ("weight", "(7,)")),
-    Case("sum-not-a-number", "aggregation", agg.SumMetric, "values", lambda b: ("seven",), ("value", "'seven'")),
-    Case("unknown-nan-strategy", "aggregation", lambda: agg.MeanMetric(nan_strategy="drop"),
-         needles=("nan_strategy", "'drop'")),
+    Case(
+        "mean-nan-error",
+        "aggregation",
+        lambda: agg.MeanMetric(nan_strategy="error"),
+        "values",
+        put(0, 1, NAN),
+        ("value", "nan"),
+    ),
+    Case(
+        "max-nan-error",
+        "aggregation",
+        lambda: agg.MaxMetric(nan_strategy="error"),
+        "values",
+        put(0, 0, NAN),
+        ("value", "nan"),
+    ),
+    Case(
+        "cat-nan-error",
+        "aggregation",
+        lambda: agg.CatMetric(nan_strategy="error"),
+        "values",
+        put(0, 3, NAN),
+        ("value", "nan"),
+    ),
+    Case(
+        "mean-weight-shape",
+        "aggregation",
+        agg.MeanMetric,
+        "values",
+        lambda b: (b[0], torch.ones(b[0].shape[0] + 1)),
+        ("weight", "(7,)"),
+    ),
+    Case(
+        "sum-not-a-number", "aggregation", agg.SumMetric, "values", lambda b: ("seven",), ("value", "'seven'")
+    ),
+    Case(
+        "unknown-nan-strategy",
+        "aggregation",
+        lambda: agg.MeanMetric(nan_strategy="drop"),
+        needles=("nan_strategy", "'drop'"),
+    ),
     Case("running-window-zero", "aggregation", lambda: agg.RunningMean(window=0), needles=("window", "0")),
 ]
 
 # ------------------------------------------------------------------ wrappers
 WRAPPERS = [
-    Case("multioutput-wrong-outputs", "wrappers", lambda: wr.MultioutputWrapper(reg.MeanSquaredError(), num_outputs=2),
-         "real2", lambda b: (b[0][:, :1], b[1][:, :1]), ("num_outputs", "2", "(6, 1)")),
-    Case("multitask-missing-task", "wrappers",
-         lambda: wr.MultitaskWrapper({"cls": cls.BinaryAccuracy(), "reg": reg.MeanSquaredError()}), "multitask",
-         lambda b: ({"cls": b[0]["cls"]}, b[1]), ("task_preds", "reg")),
-    Case("multitask-one-task-rejects", "wrappers",
-         lambda: wr.MultitaskWrapper({"cls": cls.BinaryAccuracy(), "reg": reg.MeanSquaredError()}), "multitask",
-         lambda b: (b[0], {"cls": b[1]["cls"], "reg": b[1]["reg"][:-1]}), ("preds", "target", "(5,)")),
-    Case("classwise-inner-rejects", "wrappers",
-         lambda: wr.ClasswiseWrapper(cls.MulticlassAccuracy(num_classes=C, average=None)), "multiclass",
-         put(1, 0, 9), ("target", "9")),
-    Case("minmax-inner-rejects", "wrappers", lambda: wr.MinMaxMetric(reg.MeanSquaredError()), "real",
-         swap(1, lambda t: t[:-1]), ("preds", "(5,)")),
-    Case("bootstrap-length-mismatch", "wrappers",
-         lambda: wr.BootStrapper(reg.MeanSquaredError(), num_bootstraps=3,
-                                 generator=torch.Generator().manual_seed(0)), "real",
-         swap(1, lambda t: t[:-1]), ("preds", "[6, 5]")),
-    Case("bootstrap-inner-rejects", "wrappers",
-         lambda: wr.BootStrapper(cls.BinaryAccuracy(), num_bootstraps=3, sampling_strategy="multinomial",
-                                 generator=torch.Generator().manual_seed(0)), "binary",
-         swap(1, lambda t: torch.full_like(t, 3)), ("target", "3")),
-    Case("running-inner-rejects", "wrappers", lambda: wr.Running(cls.BinaryAccuracy(), window=2), "binary",
-         put(1, 0, 3), ("target", "3")),
-    Case("bootstrap-zero-draws", "wrappers", lambda: wr.BootStrapper(reg.MeanSquaredError(), num_bootstraps=0),
-         needles=("num_bootstraps", "0")),
-    Case("multioutput-zero-outputs", "wrappers", lambda: wr.MultioutputWrapper(reg.MeanSquaredError(), num_outputs=0),
-         needles=("num_outputs", "0")),
+    Case(
+        "multioutput-wrong-outputs",
+        "wrappers",
+        lambda: wr.MultioutputWrapper(reg.MeanSquaredError(), num_outputs=2),
+        "real2",
+        lambda b: (b[0][:, :1], b[1][:, :1]),
+        ("num_outputs", "2", "(6, 1)"),
+    ),
+    Case(
+        "multitask-missing-task",
+        "wrappers",
+        lambda: wr.MultitaskWrapper({"cls": cls.BinaryAccuracy(), "reg": reg.MeanSquaredError()}),
+        "multitask",
+        lambda b: ({"cls": b[0]["cls"]}, b[1]),
+        ("task_preds", "reg"),
+    ),
+    Case(
+        "multitask-one-task-rejects",
+        "wrappers",
+        lambda: wr.MultitaskWrapper({"cls": cls.BinaryAccuracy(), "reg": reg.MeanSquaredError()}),
+        "multitask",
+        lambda b: (b[0], {"cls": b[1]["cls"], "reg": b[1]["reg"][:-1]}),
+        ("preds", "target", "(5,)"),
+    ),
+    Case(
+        "classwise-inner-rejects",
+        "wrappers",
+        lambda: wr.ClasswiseWrapper(cls.MulticlassAccuracy(num_classes=C, average=None)),
+        "multiclass",
+        put(1, 0, 9),
+        ("target", "9"),
+    ),
+    Case(
+        "minmax-inner-rejects",
+        "wrappers",
+        lambda: wr.MinMaxMetric(reg.MeanSquaredError()),
+        "real",
+        swap(1, lambda t: t[:-1]),
+        ("preds", "(5,)"),
+    ),
+    Case(
+        "bootstrap-length-mismatch",
+        "wrappers",
+        lambda: wr.BootStrapper(
+            reg.MeanSquaredError(), num_bootstraps=3, generator=torch.Generator().manual_seed(0)
+        ),
+        "real",
+        swap(1, lambda t: t[:-1]),
+        ("preds", "[6, 5]"),
+    ),
+    Case(
+        "bootstrap-inner-rejects",
+        "wrappers",
+        lambda: wr.BootStrapper(
+            cls.BinaryAccuracy(),
+            num_bootstraps=3,
+            sampling_strategy="multinomial",
+            generator=torch.Generator().manual_seed(0),
+        ),
+        "binary",
+        swap(1, lambda t: torch.full_like(t, 3)),
+        ("target", "3"),
+    ),
+    Case(
+        "running-inner-rejects",
+        "wrappers",
+        lambda: wr.Running(cls.BinaryAccuracy(), window=2),
+        "binary",
+        put(1, 0, 3),
+        ("target", "3"),
+    ),
+    Case(
+        "bootstrap-zero-draws",
+        "wrappers",
+        lambda: wr.BootStrapper(reg.MeanSquaredError(), num_bootstraps=0),
+        needles=("num_bootstraps", "0"),
+    ),
+    Case(
+        "multioutput-zero-outputs",
+        "wrappers",
+        lambda: wr.MultioutputWrapper(reg.MeanSquaredError(), num_outputs=0),
+        needles=("num_outputs", "0"),
+    ),
     Case("running-not-a-metric", "wrappers", lambda: wr.Running(42), needles=("base_metric", "42")),
     Case("tracker-not-a-metric", "wrappers", lambda: wr.MetricTracker("mse"), needles=("metric", "'mse'")),
 ]
@@ -259,30 +657,54 @@ WRAPPERS = [
 # ------------------------------------------------------------------ collections
 def _mixed_collection() -> MetricCollection:
     # two compute groups that accept the good batch; the bad target is only rejected by the second
-    return MetricCollection({
-        "acc": cls.MulticlassAccuracy(num_classes=C),
-        "f1": cls.MulticlassF1Score(num_classes=C),
-        "auroc": cls.MulticlassAUROC(num_classes=C, validate_args=True),
-        "conf": cls.MulticlassConfusionMatrix(num_classes=C),
-    })
+    return MetricCollection(
+        {
+            "acc": cls.MulticlassAccuracy(num_classes=C),
+            "f1": cls.MulticlassF1Score(num_classes=C),
+            "auroc": cls.MulticlassAUROC(num_classes=C, validate_args=True),
+            "conf": cls.MulticlassConfusionMatrix(num_classes=C),
+        }
+    )
 
 
 COLLECTION = [
     # the first group (MAE) accepts integer preds, the second (Spearman) rejects them: MAE must roll back
-    Case("collection-late-group-rejects", "collection",
-         lambda: MetricCollection([reg.MeanAbsoluteError(), reg.SpearmanCorrCoef()]),
-         "real", swap(0, lambda p: p.long()), ("preds", "int64")),
-    Case("collection-target-out-of-range", "collection", _mixed_collection, "multiclass", put(1, 0, 4),
-         ("target", "4")),
-    Case("collection-regression-length", "collection",
-         lambda: MetricCollection([reg.MeanSquaredError(), reg.MeanAbsoluteError(), reg.SpearmanCorrCoef()]),
-         "real", swap(1, lambda t: t[:-1]), ("preds", "(5,)")),
-    Case("collection-duplicate-names", "collection",
-         lambda: MetricCollection([reg.MeanSquaredError(), reg.MeanSquaredError()]),
-         needles=("metrics", "'MeanSquaredError'")),
-    Case("collection-unknown-group-member", "collection",
-         lambda: MetricCollection({"a": reg.MeanSquaredError()}, compute_groups=[["a", "b"]]),
-         needles=("compute_groups", "'b'")),
+    Case(
+        "collection-late-group-rejects",
+        "collection",
+        lambda: MetricCollection([reg.MeanAbsoluteError(), reg.SpearmanCorrCoef()]),
+        "real",
+        swap(0, lambda p: p.long()),
+        ("preds", "int64"),
+    ),
+    Case(
+        "collection-target-out-of-range",
+        "collection",
+        _mixed_collection,
+        "multiclass",
+        put(1, 0, 4),
+        ("target", "4"),
+    ),
+    Case(
+        "collection-regression-length",
+        "collection",
+        lambda: MetricCollection([reg.MeanSquaredError(), reg.MeanAbsoluteError(), reg.SpearmanCorrCoef()]),
+        "real",
+        swap(1, lambda t: t[:-1]),
+        ("preds", "(5,)"),
+    ),
+    Case(
+        "collection-duplicate-names",
+        "collection",
+        lambda: MetricCollection([reg.MeanSquaredError(), reg.MeanSquaredError()]),
+        needles=("metrics", "'MeanSquaredError'"),
+    ),
+    Case(
+        "collection-unknown-group-member",
+        "collection",
+        lambda: MetricCollection({"a": reg.MeanSquaredError()}, compute_groups=[["a", "b"]]),
+        needles=("compute_groups", "'b'"),
+    ),
 ]
 CASES = COUNTS + CURVES + REGRESSION + AGGREGATION + WRAPPERS + COLLECTION
 
@@ -322,7 +744,9 @@ def test_bad_constructor(case: Case) -> None:
 
 
 @pytest.mark.parametrize("mode", ["update", "forward"])
-@pytest.mark.parametrize("case", [c for c in CASES if not c.is_constructor], ids=lambda c: f"{c.family}:{c.id}")
+@pytest.mark.parametrize(
+    "case", [c for c in CASES if not c.is_constructor], ids=lambda c: f"{c.family}:{c.id}"
+)
 def test_bad_batch_leaves_state_unchanged(case: Case, mode: str) -> None:
     good = _good(case)
     bad = case.bad(good[0])
@@ -373,13 +797,16 @@ def test_empty_batch_is_a_no_op(key: str) -> None:
             reference.update(*batch)
         if entry.name in WINDOWED:
             reference.update(*empty)
-    assert_identical(metric.compute(), reference.compute()) if lib is lm else \
-        torch.testing.assert_close(metric.compute(), reference.compute())
+    assert_identical(metric.compute(), reference.compute()) if lib is lm else torch.testing.assert_close(
+        metric.compute(), reference.compute()
+    )
 
 
 # ------------------------------------------------------------------ devices
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a second device (CUDA)")
-@pytest.mark.parametrize("key", ["MulticlassAccuracy", "MultilabelF1Score", "BinaryAUROC[thresholds=5]", "MeanSquaredError"])
+@pytest.mark.parametrize(
+    "key", ["MulticlassAccuracy", "MultilabelF1Score", "BinaryAUROC[thresholds=5]", "MeanSquaredError"]
+)
 def test_cpu_metric_fed_tensors_on_another_device(key: str) -> None:
     entry = ENTRIES[key]
     good = batches(entry.kind, (6, 5), seed=4)

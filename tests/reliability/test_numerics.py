@@ -102,8 +102,18 @@ def test_regression_count_past_int32() -> None:
 
 
 # ------------------------------------------------------------------ half-precision inputs
-HALF_KINDS = ("binary", "multiclass", "multiclass_2d", "multilabel", "real", "real2", "positive", "prob",
-              "ensemble", "rows")
+HALF_KINDS = (
+    "binary",
+    "multiclass",
+    "multiclass_2d",
+    "multilabel",
+    "real",
+    "real2",
+    "positive",
+    "prob",
+    "ensemble",
+    "rows",
+)
 HALF_KEYS = sorted(k for k, e in ENTRIES.items() if e.package in ("classification", "regression"))
 TOLERANCE = {torch.float16: (2e-3, 1e-3), torch.bfloat16: (1.6e-2, 8e-3)}
 

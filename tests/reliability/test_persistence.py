@@ -103,13 +103,15 @@ def test_round_trip_preserves_compute(key: str) -> None:
 
 def _collection() -> MetricCollection:
     # two compute groups with shared state (counts, curve scores) and a moment group
-    return MetricCollection({
-        "acc": cls.MulticlassAccuracy(num_classes=3),
-        "f1": cls.MulticlassF1Score(num_classes=3),
-        "confmat": cls.MulticlassConfusionMatrix(num_classes=3),
-        "auroc": cls.MulticlassAUROC(num_classes=3),
-        "ap": cls.MulticlassAveragePrecision(num_classes=3),
-    })
+    return MetricCollection(
+        {
+            "acc": cls.MulticlassAccuracy(num_classes=3),
+            "f1": cls.MulticlassF1Score(num_classes=3),
+            "confmat": cls.MulticlassConfusionMatrix(num_classes=3),
+            "auroc": cls.MulticlassAUROC(num_classes=3),
+            "ap": cls.MulticlassAveragePrecision(num_classes=3),
+        }
+    )
 
 
 def test_collection_round_trip_keeps_shared_state() -> None:
@@ -118,7 +120,9 @@ def test_collection_round_trip_keeps_shared_state() -> None:
 
 def test_regression_collection_round_trip() -> None:
     _check_round_trips(
-        lambda: MetricCollection([reg.MeanSquaredError(), reg.R2Score(), reg.PearsonCorrCoef(), reg.SpearmanCorrCoef()]),
+        lambda: MetricCollection(
+            [reg.MeanSquaredError(), reg.R2Score(), reg.PearsonCorrCoef(), reg.SpearmanCorrCoef()]
+        ),
         "real",
     )
 

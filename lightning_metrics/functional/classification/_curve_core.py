@@ -74,6 +74,11 @@ def curve_update(spec: CurveSpec, preds: Tensor, target: Tensor) -> CurveState:
 # ---------------------------------------------------------------------------- exact curves
 def _clf_curve(scores: Tensor, positive: Tensor) -> tuple[Tensor, Tensor, Tensor]:
     """False and true positive counts at every distinct score, scores taken in decreasing order."""
+    if scores.numel() == 0:  # a shape check (no host sync); indexing the empty curve would fail obscurely
+        raise ValueError(
+            "Argument `target`: no samples to compute the curve from (only empty batches, or every target "
+            "equals `ignore_index`)"
+        )
     order = torch.argsort(scores, descending=True)
     scores, positive = scores[order], positive[order].long()
     distinct = torch.nonzero((scores[1:] - scores[:-1]) != 0).flatten()

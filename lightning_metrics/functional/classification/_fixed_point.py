@@ -29,7 +29,8 @@ def _first_lexicographic_max(rows: Tensor) -> Tensor:
     """Index of the first row that is maximal column by column (like torchmetrics' ``_lexargmax``)."""
     candidates = torch.arange(rows.shape[0], device=rows.device)
     for k in range(rows.shape[1]):
-        column = rows[candidates, k]
+        # NaN (recall of a class without positives) ranks lowest; NaN == max would drop every row
+        column = rows[candidates, k].nan_to_num(nan=-float("inf"))
         candidates = candidates[column == column.max()]
         if candidates.numel() < 2:
             break
@@ -46,7 +47,7 @@ def recall_at_precision(
     best_recall, best_threshold = torch.tensor(0.0, device=recall.device, dtype=recall.dtype), torch.tensor(0)
     if rows.shape[0] > 0:
         best_recall, _, best_threshold = rows[_first_lexicographic_max(rows)]
-    if best_recall == 0.0:
+    if best_recall == 0.0 or torch.isnan(best_recall):  # no operating point: no threshold either
         best_threshold = torch.tensor(float("nan"), device=thresholds.device, dtype=thresholds.dtype)
     return best_recall, best_threshold
 

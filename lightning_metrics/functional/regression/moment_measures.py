@@ -87,7 +87,8 @@ def r2_from_moments(m: Tensor, adjusted: int, multioutput: str) -> Tensor:
         raise ValueError(f"R2 score needs at least two samples, got {num_obs}")
     rss, tss = mo.sum_squared_error(m), mo.comoment(m, mo.Y, mo.Y)
     # torchmetrics treats |rss| or |tss| <= 1e-4 (absolute) as zero: perfect fit -> 1, constant target -> 0.
-    rss_nonzero, tss_nonzero = rss.abs() > 1e-4, tss.abs() > 1e-4
+    # written as "not close to zero", so that NaN counts as nonzero and propagates (not a silent 1.0)
+    rss_nonzero, tss_nonzero = ~(rss.abs() <= 1e-4), ~(tss.abs() <= 1e-4)
     scores = torch.where(rss_nonzero & tss_nonzero, 1 - rss / tss, torch.ones_like(rss))
     scores = torch.where(rss_nonzero & ~tss_nonzero, torch.zeros_like(rss), scores)
     r2 = _average(scores, tss, multioutput)
@@ -123,6 +124,7 @@ def explained_variance_from_moments(m: Tensor, multioutput: str) -> Tensor:
 def rse_from_moments(m: Tensor, squared: bool, eps: float) -> Tensor:
     """Relative squared error ``SSE / SST`` (root if not ``squared``), averaged over columns."""
     rse = mo.sum_squared_error(m) / mo.comoment(m, mo.Y, mo.Y).clamp(min=eps)
+    rse = torch.where(mo.count(m) > 0, rse, torch.nan)  # no sample: 0 / 0 is undefined, as in torchmetrics
     return (rse if squared else rse.sqrt()).mean()
 
 
