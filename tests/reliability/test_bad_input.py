@@ -10,6 +10,7 @@ half-applied batch, a bumped update count or a poisoned cache all fail the case.
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
@@ -25,7 +26,7 @@ from lightning_metrics import aggregation as agg
 from lightning_metrics import classification as cls
 from lightning_metrics import regression as reg
 from lightning_metrics import wrappers as wr
-from tests.reliability._registry import ENTRIES, assert_identical, batches, make_batch
+from tests.reliability._registry import ENTRIES, Entry, assert_identical, batches, make_batch
 
 C = 3
 ERRORS = (ValueError, TypeError, RuntimeError)
@@ -769,6 +770,30 @@ def _update_count(metric: Any) -> Any:
     return getattr(metric, "update_count", None)
 
 
+# ------------------------------------------------------------------ infinite scores
+# Infinite scores are not bad input: they are logits (a masked class scores -inf), squashed by a
+# sigmoid or softmax as in torchmetrics. Infinite regression values propagate as in torchmetrics.
+INFINITE = [
+    ("BinaryAccuracy", (torch.tensor([INF, -INF, 0.3, 2.0]), torch.tensor([1, 0, 0, 1]))),
+    ("BinaryAUROC", (torch.tensor([INF, -INF, 0.3, 2.0]), torch.tensor([1, 0, 0, 1]))),
+    (
+        "MultilabelF1Score",
+        (torch.tensor([[INF, -INF, 1.0], [-2.0, 3.0, -INF]]), torch.tensor([[1, 0, 1], [0, 1, 1]])),
+    ),
+    ("MeanAbsoluteError", (torch.tensor([INF, 1.0]), torch.tensor([0.0, 1.0]))),
+    ("MaxMetric", (torch.tensor([1.0, INF]),)),
+]
+
+
+@pytest.mark.parametrize(("key", "batch"), INFINITE, ids=[k for k, _ in INFINITE])
+def test_infinite_scores_are_logits_not_errors(key: str, batch: tuple) -> None:
+    entry = ENTRIES[key]
+    ours, oracle = entry.build(), entry.build(torchmetrics)
+    ours.update(*batch)
+    oracle.update(*batch)
+    torch.testing.assert_close(ours.compute(), oracle.compute(), equal_nan=True, check_dtype=False)
+
+
 # ------------------------------------------------------------------ empty batches
 # Windowed metrics count update calls, as torchmetrics does: an empty batch takes a window slot.
 WINDOWED = {"RunningMean", "RunningSum", "Running"}
@@ -819,3 +844,40 @@ def test_cpu_metric_fed_tensors_on_another_device(key: str) -> None:
     assert "cuda" in message or "device" in message, message
     metric.update(*good[1])
     assert_identical(metric.compute(), _fresh_result(Case(key, "device", entry.build), good))
+
+
+# ------------------------------------------------------------------ validation behind validate_args
+# Always-on value checks that read a tensor back (a host sync), with the reason they are kept.
+ALWAYS_CHECKED = {
+    "MeanSquaredLogError": "negative inputs are rejected (the torchmetrics API has no validate_args here)",
+    "TweedieDevianceScore": "the domain of `power` is checked, as torchmetrics does",
+}
+HOST_READS = ("item", "tolist", "__bool__", "nonzero", "unique")
+
+
+@pytest.mark.parametrize("key", sorted(k for k, e in ENTRIES.items() if e.package != "wrappers"))
+def test_no_host_read_in_update_without_validation(key: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``validate_args=False`` (and ``nan_strategy="disable"``) ``update`` never reads a value back."""
+    from lightning_metrics.functional.classification import _scores
+
+    entry = ENTRIES[key]
+    if entry.name in ALWAYS_CHECKED:
+        pytest.skip(ALWAYS_CHECKED[entry.name])
+    public = getattr(getattr(lm, entry.package), entry.name)
+    params = inspect.signature(public.__new__ if "__new__" in public.__dict__ else public.__init__).parameters
+    kwargs = dict(entry.kwargs)
+    if "validate_args" in params:
+        kwargs["validate_args"] = False
+    if "nan_strategy" in params:
+        kwargs["nan_strategy"] = "disable"
+    metric = Entry(entry.key, entry.package, entry.name, entry.kind, kwargs).build()
+    good = batches(entry.kind, (6, 5), seed=0)
+    metric.update(*good[0])
+    monkeypatch.setattr(_scores, "CPU_HOST_BRANCH", False)  # the accelerator path (CPU may branch for free)
+
+    def forbid(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError(f"{key}: update read a tensor value back to the host")
+
+    for name in HOST_READS:
+        monkeypatch.setattr(torch.Tensor, name, forbid)
+    metric.update(*good[1])

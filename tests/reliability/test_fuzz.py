@@ -178,17 +178,33 @@ def _to_float64(batch: tuple) -> tuple:
     return tuple(cast(v) for v in batch)
 
 
-def _known_deviation(entry: Entry, kwargs: dict) -> bool:
-    """Where we differ from torchmetrics on purpose (pinned by the classification tests):
-    its modular NPV ignores ``zero_division`` (its functional honours it, as we do), and it
-    weights multilabel samplewise stat scores by the support of all samples."""
+def _known_deviation(entry: Entry, kwargs: dict, data: list[tuple]) -> bool:
+    """Where we differ from torchmetrics 1.9 on purpose:
+
+    - its modular NPV ignores ``zero_division`` (its functional honours it, as we do);
+    - it weights multilabel samplewise stat scores by the support of all samples;
+    - its binned multiclass EER with ``average="micro"`` returns a per-class vector, against its
+      documentation; ours is the scalar EER of the flattened one-hot problem (its binary EER on it);
+    - NRMSE with ``normalization="std"`` of a constant target: the std is 0 and ours is inf, where
+      its float32 running sums leave a rounding residue and a large finite number.
+    """
     if "NegativePredictiveValue" in entry.name and kwargs.get("zero_division"):
         return True
-    return (
-        "Multilabel" in entry.name
-        and kwargs.get("multidim_average") == "samplewise"
-        and kwargs.get("average") == "weighted"
-    )
+    if "Multilabel" in entry.name and (kwargs.get("multidim_average"), kwargs.get("average")) == (
+        "samplewise",
+        "weighted",
+    ):
+        return True
+    if (
+        entry.name in ("MulticlassEER", "EER")
+        and kwargs.get("average") == "micro"
+        and kwargs.get("thresholds")
+    ):
+        return True
+    if entry.name == "NormalizedRootMeanSquaredError" and kwargs.get("normalization") == "std":
+        targets = torch.cat([b[1].reshape(len(b[1]), -1) for b in data if _non_empty(b)])
+        return bool((targets == targets[:1]).all())
+    return False
 
 
 def _check(entry: Entry, kwargs: dict, data: list[tuple], dtype: torch.dtype, fault: str) -> None:
@@ -223,7 +239,7 @@ def _check(entry: Entry, kwargs: dict, data: list[tuple], dtype: torch.dtype, fa
             OUTCOMES["oracle failed, ours returned"] += 1
             event("oracle failed")
             return
-        if _known_deviation(entry, kwargs):
+        if _known_deviation(entry, kwargs, data):
             OUTCOMES["known torchmetrics deviation"] += 1
             event("known deviation")
             return
