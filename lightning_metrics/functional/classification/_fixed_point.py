@@ -147,7 +147,8 @@ def _interp_at(x: Tensor, xp: Tensor, fp: Tensor) -> Tensor:
 
 def binary_logauc_from_roc(fpr: Tensor, tpr: Tensor, fpr_range: tuple[float, float]) -> Tensor:
     """Area under TPR against log10(FPR) inside ``fpr_range``, divided by the log-range width."""
-    bounds = torch.tensor(fpr_range, device=fpr.device)
+    # in the curve's dtype: float32 bounds never equal their float64 copies in ``log_fpr`` (torchmetrics fails there)
+    bounds = torch.tensor(fpr_range, device=fpr.device, dtype=fpr.dtype if fpr.is_floating_point() else None)
     if fpr.numel() < 2 or tpr.numel() < 2:
         warnings.warn("LogAUC needs at least two ROC points; returning 0.", UserWarning)
         return torch.tensor(0.0, device=fpr.device)
