@@ -192,9 +192,10 @@ def _known_deviation(entry: Entry, kwargs: dict, data: list[tuple]) -> bool:
 
     - its modular NPV ignores ``zero_division`` (its functional honours it, as we do);
     - it weights multilabel samplewise stat scores by the support of all samples;
-    - its binned multiclass EER with ``average="micro"`` returns a per-class vector, against its
-      documentation; ours is the scalar EER of the flattened one-hot problem (its binary EER on it);
-    - binned curves that saw no sample at all: its micro ROC/PR curves keep a class axis there;
+    - its binned multiclass curves with ``average="micro"`` keep a class axis (ROC, EER) or fail
+      (PR curve), against its documentation; ours are the curves of the flattened one-hot problem,
+      equal to its binary metrics on that problem;
+    - binned curves that saw no sample at all (other shapes there too);
     - NRMSE with ``normalization="std"`` of a constant target: the std is 0 and ours is inf, where
       its float32 running sums leave a rounding residue and a large finite number.
     """
@@ -205,14 +206,9 @@ def _known_deviation(entry: Entry, kwargs: dict, data: list[tuple]) -> bool:
         "weighted",
     ):
         return True
-    if (
-        entry.name in ("MulticlassEER", "EER")
-        and kwargs.get("average") == "micro"
-        and kwargs.get("thresholds")
-    ):
+    binned_curve = entry.name in CURVE_NAMES and bool(kwargs.get("thresholds"))
+    if binned_curve and (kwargs.get("average") == "micro" or not any(_non_empty(b) for b in data)):
         return True
-    if entry.name in CURVE_NAMES and kwargs.get("thresholds") and not any(_non_empty(b) for b in data):
-        return True  # binned curves that saw no sample: its micro ROC/PR keep a per-class axis
     if entry.name == "NormalizedRootMeanSquaredError" and kwargs.get("normalization") == "std":
         targets = [b[1].reshape(len(b[1]), -1) for b in data if _non_empty(b)]
         return bool(targets) and bool((torch.cat(targets) == targets[0][:1]).all())
