@@ -174,8 +174,8 @@ class ManyCats(Metric):
 
     def __init__(self) -> None:
         super().__init__()
-        for d, dtype in enumerate(CAT_DTYPES):
-            for s, _ in enumerate(TRAILING):
+        for d in range(len(CAT_DTYPES)):
+            for s in range(len(TRAILING)):
                 self.add_state(f"cat_{d}_{s}", [], dist_reduce_fx="cat")
         self.add_state("tensor_cat", torch.zeros(0, 3, dtype=torch.int64), dist_reduce_fx="cat")
 
@@ -350,7 +350,9 @@ import torch
 from torch.utils.data import DataLoader
 import lightning_metrics as lm
 from lightning_metrics import classification as cls
-from tests.integration.integration_helpers import MaxLogit, RecordingModel, SampleCount, TargetsSeen, make_dataset
+from tests.integration.integration_helpers import (
+    MaxLogit, RecordingModel, SampleCount, TargetsSeen, make_dataset,
+)
 
 OUT = sys.argv[1]
 
@@ -396,7 +398,8 @@ if __name__ == "__main__":
     metrics = {"count": SampleCount(), "sq": TargetsSeen(), "peak": MaxLogit(), "low": MinLogit(),
                "level": MeanLogit(), "acc": cls.MulticlassAccuracy(num_classes=3, average="micro")}
     callback = lm.MetricsCallback(metrics, stages=("val",))
-    trainer = L.Trainer(accelerator="cpu", devices=2, strategy="ddp", callbacks=[callback, Dump()], max_epochs=1,
+    trainer = L.Trainer(accelerator="cpu", devices=2, strategy="ddp", callbacks=[callback, Dump()],
+                        max_epochs=1,
                         logger=False, enable_progress_bar=False, enable_model_summary=False,
                         enable_checkpointing=False, num_sanity_val_steps=0)
     train = DataLoader(make_dataset(8, 0), batch_size=4)

@@ -230,7 +230,7 @@ def _check(entry: Entry, kwargs: dict, data: list[tuple], dtype: torch.dtype, fa
         except ComputeError as wrapped:
             err = wrapped.__cause__
             assert isinstance(err, ERRORS) and (_names_an_argument(str(err)) or "sample" in str(err)), (
-                f"{entry.name}({kwargs}): compute error neither names an argument nor the lack of samples: {err!r}"
+                f"{entry.name}({kwargs}): compute error names no argument and no lack of samples: {err!r}"
             )
             OUTCOMES["documented error"] += 1
             event("documented error (compute)")
