@@ -372,12 +372,7 @@ class Metric(nn.Module):
         """Return every state to its default and forget the update count and caches."""
         self._update_count = 0
         self._forward_cache = None
-        self._computed = None
-        for name, default in self._defaults.items():
-            if isinstance(default, Tensor):
-                setattr(self, name, default.detach().clone().to(self._device))
-            else:
-                setattr(self, name, [])
+        self._reset_states_only()
         self._cache = None
         self._is_synced = False
 

@@ -27,6 +27,17 @@ from lightning_metrics.classification._ratio_metrics import *  # noqa: F403
 from lightning_metrics.metric import Metric
 
 
+
+def _stat_scores_task_args(
+    threshold: float, num_classes: Optional[int], num_labels: Optional[int], average: Optional[str], top_k: Optional[int]
+) -> dict[str, dict[str, Any]]:
+    """Per-task arguments shared by the stat-scores task wrappers (the rest go to every task)."""
+    return {
+        "binary": {"threshold": threshold},
+        "multiclass": {"num_classes": num_classes, "top_k": top_k, "average": average},
+        "multilabel": {"num_labels": num_labels, "threshold": threshold, "average": average},
+    }
+
 class _TaskWrapper(Metric):
     """Task wrappers construct the task's class in ``__new__`` (as torchmetrics' do)."""
 
@@ -64,11 +75,7 @@ class StatScores(_TaskWrapper):
             task,
             {"binary": BinaryStatScores, "multiclass": MulticlassStatScores, "multilabel": MultilabelStatScores},
             {**common, **kwargs},
-            {
-                "binary": {"threshold": threshold},
-                "multiclass": {"num_classes": num_classes, "top_k": top_k, "average": average},
-                "multilabel": {"num_labels": num_labels, "threshold": threshold, "average": average},
-            },
+            _stat_scores_task_args(threshold, num_classes, num_labels, average, top_k),
         )
 
 
@@ -99,11 +106,7 @@ class Accuracy(_TaskWrapper):
             task,
             {"binary": BinaryAccuracy, "multiclass": MulticlassAccuracy, "multilabel": MultilabelAccuracy},
             {**common, **kwargs},
-            {
-                "binary": {"threshold": threshold},
-                "multiclass": {"num_classes": num_classes, "top_k": top_k, "average": average},
-                "multilabel": {"num_labels": num_labels, "threshold": threshold, "average": average},
-            },
+            _stat_scores_task_args(threshold, num_classes, num_labels, average, top_k),
         )
 
 
@@ -135,11 +138,7 @@ class Precision(_TaskWrapper):
             task,
             {"binary": BinaryPrecision, "multiclass": MulticlassPrecision, "multilabel": MultilabelPrecision},
             {**common, **kwargs},
-            {
-                "binary": {"threshold": threshold},
-                "multiclass": {"num_classes": num_classes, "top_k": top_k, "average": average},
-                "multilabel": {"num_labels": num_labels, "threshold": threshold, "average": average},
-            },
+            _stat_scores_task_args(threshold, num_classes, num_labels, average, top_k),
         )
 
 
@@ -171,11 +170,7 @@ class Recall(_TaskWrapper):
             task,
             {"binary": BinaryRecall, "multiclass": MulticlassRecall, "multilabel": MultilabelRecall},
             {**common, **kwargs},
-            {
-                "binary": {"threshold": threshold},
-                "multiclass": {"num_classes": num_classes, "top_k": top_k, "average": average},
-                "multilabel": {"num_labels": num_labels, "threshold": threshold, "average": average},
-            },
+            _stat_scores_task_args(threshold, num_classes, num_labels, average, top_k),
         )
 
 
@@ -207,11 +202,7 @@ class F1Score(_TaskWrapper):
             task,
             {"binary": BinaryF1Score, "multiclass": MulticlassF1Score, "multilabel": MultilabelF1Score},
             {**common, **kwargs},
-            {
-                "binary": {"threshold": threshold},
-                "multiclass": {"num_classes": num_classes, "top_k": top_k, "average": average},
-                "multilabel": {"num_labels": num_labels, "threshold": threshold, "average": average},
-            },
+            _stat_scores_task_args(threshold, num_classes, num_labels, average, top_k),
         )
 
 
@@ -279,11 +270,7 @@ class Specificity(_TaskWrapper):
             task,
             {"binary": BinarySpecificity, "multiclass": MulticlassSpecificity, "multilabel": MultilabelSpecificity},
             {**common, **kwargs},
-            {
-                "binary": {"threshold": threshold},
-                "multiclass": {"num_classes": num_classes, "top_k": top_k, "average": average},
-                "multilabel": {"num_labels": num_labels, "threshold": threshold, "average": average},
-            },
+            _stat_scores_task_args(threshold, num_classes, num_labels, average, top_k),
         )
 
 
@@ -315,11 +302,7 @@ class NegativePredictiveValue(_TaskWrapper):
             task,
             {"binary": BinaryNegativePredictiveValue, "multiclass": MulticlassNegativePredictiveValue, "multilabel": MultilabelNegativePredictiveValue},
             {**common, **kwargs},
-            {
-                "binary": {"threshold": threshold},
-                "multiclass": {"num_classes": num_classes, "top_k": top_k, "average": average},
-                "multilabel": {"num_labels": num_labels, "threshold": threshold, "average": average},
-            },
+            _stat_scores_task_args(threshold, num_classes, num_labels, average, top_k),
         )
 
 
@@ -350,11 +333,7 @@ class HammingDistance(_TaskWrapper):
             task,
             {"binary": BinaryHammingDistance, "multiclass": MulticlassHammingDistance, "multilabel": MultilabelHammingDistance},
             {**common, **kwargs},
-            {
-                "binary": {"threshold": threshold},
-                "multiclass": {"num_classes": num_classes, "top_k": top_k, "average": average},
-                "multilabel": {"num_labels": num_labels, "threshold": threshold, "average": average},
-            },
+            _stat_scores_task_args(threshold, num_classes, num_labels, average, top_k),
         )
 
 
