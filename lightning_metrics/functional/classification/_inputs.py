@@ -101,7 +101,8 @@ def _check_tensors(preds: Any, target: Any) -> None:
         raise TypeError(
             f"Argument `target` must hold integer labels, got dtype {target.dtype}; convert it with `.long()`"
         )
-    if preds.is_floating_point() and torch.isnan(preds).any():
+    # the sum is NaN whenever a score is: one cheap reduction clears the common case
+    if preds.is_floating_point() and bool(torch.isnan(preds.sum())) and bool(torch.isnan(preds).any()):
         raise ValueError("Argument `preds` contains NaN scores")
 
 
@@ -231,7 +232,8 @@ def multiclass_labels(preds: Tensor, target: Tensor, top_k: int = 1) -> Tensor:
     if preds.ndim != target.ndim + 1:
         return preds.long()
     if top_k == 1:
-        return preds.argmax(dim=1)
+        # the index of the first maximum (NaN counts as the maximum), as argmax; faster on CPU
+        return preds.max(dim=1).indices
     best = torch.topk(preds, k=top_k, dim=1).indices
     hit = (best == target.unsqueeze(1)).any(dim=1)
     return torch.where(hit, target.long(), best[:, 0])
