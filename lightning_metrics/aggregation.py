@@ -45,6 +45,7 @@ class BaseAggregator(Metric):
     is_differentiable = None
     higher_is_better = None
     full_state_update: bool = False
+    additive_update = True
 
     def __init__(
         self,

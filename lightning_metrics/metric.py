@@ -221,6 +221,13 @@ class Metric(nn.Module):
     # integration logs the first as the metric and the others beside it ("val/name/threshold").
     result_names: Optional[tuple[str, ...]] = None
 
+    # True when one update over batches concatenated along dim 0 equals one update per batch, in
+    # order: the update adds per-sample sums, counts or histograms, or appends samples. The
+    # Lightning engine then may coalesce small batches into one update. Metrics whose result
+    # depends on how the samples were split into batches (windows over updates, per-batch values,
+    # per-update resampling) keep the default, False.
+    additive_update: bool = False
+
     # Optional plotting hints, read by ``lightning_metrics.plotting`` (torchmetrics names).
     plot_lower_bound: Optional[float] = None
     plot_upper_bound: Optional[float] = None
@@ -880,6 +887,11 @@ class CompositionalMetric(Metric):
 
     def _operands(self) -> list["Metric"]:
         return [m for m in (self.metric_a, self.metric_b) if isinstance(m, Metric)]
+
+    @property
+    def additive_update(self) -> bool:  # type: ignore[override]
+        """Additive when every metric operand is (the operands get the same batches)."""
+        return all(m.additive_update for m in self._operands())
 
     def update(self, *args: Any, **kwargs: Any) -> None:
         for m in self._operands():

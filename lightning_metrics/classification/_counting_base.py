@@ -25,6 +25,7 @@ class CountingMetric(Metric):
     is_differentiable = False
     higher_is_better: Optional[bool] = True
     full_state_update = False
+    additive_update = True
     plot_lower_bound: Optional[float] = 0.0
     plot_upper_bound: Optional[float] = 1.0
 

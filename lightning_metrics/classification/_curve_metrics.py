@@ -46,6 +46,7 @@ class CurveMetric(Metric):
     is_differentiable: bool = False
     higher_is_better: Optional[bool] = None
     full_state_update: bool = False
+    additive_update = True
     plot_lower_bound: float = 0.0
     plot_upper_bound: float = 1.0
     task: str = "binary"

@@ -45,6 +45,7 @@ class _CalibrationError(Metric):
     is_differentiable: bool = False
     higher_is_better: bool = False
     full_state_update: bool = False
+    additive_update = True
     plot_lower_bound: float = 0.0
     plot_upper_bound: float = 1.0
 
@@ -144,6 +145,7 @@ class _HingeLoss(Metric):
     is_differentiable: bool = True
     higher_is_better: bool = False
     full_state_update: bool = False
+    additive_update = True
     plot_lower_bound: float = 0.0
     plot_upper_bound: float = 1.0
 
@@ -236,6 +238,7 @@ class MulticlassHingeLoss(_HingeLoss):
 class _RankingMetric(Metric):
     is_differentiable: bool = False
     full_state_update: bool = False
+    additive_update = True
     plot_lower_bound: float = 0.0
     plot_upper_bound: float = 1.0
     plot_legend_name = "Label"

@@ -8,8 +8,18 @@ import lightning.pytorch as pl
 from lightning.pytorch.callbacks import Callback
 from typing_extensions import override
 
+from lightning_metrics.integration.coalesce import DEFAULT_MAX_BATCHES
 from lightning_metrics.integration.engine import Extract, MetricsEngine
 from lightning_metrics.integration.loggers import plot_sinks
+
+# Lightning calls every hook of every callback around every batch and skips the attributes that
+# are not callable. These per-batch hooks are not used here: each instance sets them to None
+# (unless a subclass overrides them), which saves that dispatch, about 1% of a small model's fit.
+_UNUSED_BATCH_HOOKS = (
+    "on_train_batch_start", "on_before_backward", "on_after_backward", "on_before_optimizer_step",
+    "on_before_zero_grad", "on_validation_batch_start", "on_test_batch_start", "on_predict_batch_start",
+    "on_predict_batch_end",
+)
 
 
 class MetricsCallback(Callback):
@@ -31,6 +41,14 @@ class MetricsCallback(Callback):
     bootstrap intervals over the pooled statistic (``"val/f1_ci_low"``, ``"val/f1_ci_high"``),
     drawn with the value in one TensorBoard margin chart, for the ``ci_stages`` (by default val
     and test: every batch updates ``ci_bootstraps`` replicates). See :mod:`.tracking`.
+
+    Small batches are updated together: when every metric of a stage is additive (counts,
+    histograms, sums, concatenations: all of ours but the windowed, per-batch and resampling
+    wrappers), up to ``coalesce_batches`` batches wait in a buffer and reach the metrics in one
+    update, which makes the callback's cost in a fit with small batches a fraction of one
+    update per batch. The values are the same; a bad batch still raises its own error, naming
+    its ``batch_idx``, but at the flush. ``coalesce_batches=1`` updates at every batch. See
+    :mod:`.coalesce`.
 
     Example:
 
@@ -61,6 +79,7 @@ class MetricsCallback(Callback):
         ci_bootstraps: int = 100,
         ci_seed: int = 0,
         ci_stages: Sequence[str] = ("val", "test"),
+        coalesce_batches: int = DEFAULT_MAX_BATCHES,
     ) -> None:
         self.engine = MetricsEngine(
             metrics, stages, preds_key=preds_key, target_key=target_key, extract=extract,
@@ -68,8 +87,12 @@ class MetricsCallback(Callback):
             class_names=class_names, sinks=[*sinks, *plot_sinks(plots)], owner=type(self).__name__,
             track_best=track_best, confidence_intervals=confidence_intervals, ci_level=ci_level,
             ci_bootstraps=ci_bootstraps, ci_seed=ci_seed, ci_stages=ci_stages,
+            coalesce_batches=coalesce_batches,
         )
         self._trainer: Optional["pl.Trainer"] = None
+        for hook in _UNUSED_BATCH_HOOKS:
+            if getattr(type(self), hook, None) is getattr(Callback, hook, None):
+                setattr(self, hook, None)
         # Lightning reads state_key around every hook call (profiler names): build it once
         self._state_key = self._generate_state_key(
             stages=tuple(self.engine.templates), metrics=self.engine.names(), separator=self.engine.router.separator

@@ -6,6 +6,8 @@ dataloader the engine keeps a clone of the user's metrics and:
 - on each batch end, reads ``(preds, target)`` from the step output (or ``extract``), drops the
   ``DistributedSampler`` padding (see :mod:`.sampler`) and calls ``update`` once (``forward``
   instead when step values are logged, which gives the batch value from the same update);
+  when every metric of the stage is additive, up to ``coalesce_batches`` small batches are
+  buffered and updated together instead (see :mod:`.coalesce`);
 - on each epoch end, computes every dataloader's metrics once (one fused sync per collection),
   routes the results (:mod:`.routing`: scalars to ``pl_module.log``, the rest to sinks) and
   resets them.
@@ -25,6 +27,7 @@ from typing import Any, Callable, Iterable, Mapping, MutableMapping, Optional, S
 import torch
 from torch import Tensor
 
+from lightning_metrics.integration.coalesce import DEFAULT_MAX_BATCHES, DEFAULT_MAX_BYTES
 from lightning_metrics.integration.routing import ResultKind, RouteContext, Router, classify
 from lightning_metrics.integration.sampler import ShardPadding, leading_len, plan_padding, trim_batch
 from lightning_metrics.integration.stage_metrics import StageMetrics
@@ -75,6 +78,11 @@ class MetricsEngine:
             (``True``: all of ours), a bootstrap over the pooled statistic at ``ci_level`` with
             ``ci_bootstraps`` replicates, resampled from seed ``ci_seed`` (plus the rank), for the
             ``ci_stages`` (by default ``("val", "test")``: each batch updates every replicate).
+        coalesce_batches: buffer up to this many batches (at most ``coalesce_bytes`` of inputs)
+            and update once with their concatenation, for stages whose metrics all declare
+            ``additive_update`` and log no step values; the values are those of one update per
+            batch, and an error names its batch but surfaces at the flush (see
+            :mod:`.coalesce`). ``1`` updates at every batch.
 
     The TensorBoard routing plugs in through ``sinks`` (or ``engine.router.sinks``), see
     :class:`~lightning_metrics.integration.routing.Router`.
@@ -106,6 +114,8 @@ class MetricsEngine:
         ci_bootstraps: int = 100,
         ci_seed: int = 0,
         ci_stages: Sequence[str] = ("val", "test"),
+        coalesce_batches: int = DEFAULT_MAX_BATCHES,
+        coalesce_bytes: int = DEFAULT_MAX_BYTES,
     ) -> None:
         per_stage = _is_per_stage(metrics)
         if stages is None:
@@ -130,6 +140,9 @@ class MetricsEngine:
             check_choice("log_on_step", stage, STAGES)
         if class_names is not None and (isinstance(class_names, str) or not isinstance(class_names, Sequence)):
             raise TypeError(f"Argument `class_names` must be a sequence of names or None, got {class_names!r}")
+        for name, value in (("coalesce_batches", coalesce_batches), ("coalesce_bytes", coalesce_bytes)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"Argument `{name}` must be a positive int, got {value!r}")
 
         self.stages = tuple(dict.fromkeys(stages))
         self.tracking = Tracking(
@@ -146,6 +159,7 @@ class MetricsEngine:
         self.tracking.check_found(owner, [n for t in self.templates.values() for n in t.names()])
         self.preds_key, self.target_key, self.extract_fn = preds_key, target_key, extract
         self.step_stages = frozenset(step_stages)
+        self.coalesce_batches, self.coalesce_bytes = coalesce_batches, coalesce_bytes
         self.owner = owner
         self.router = Router(
             separator=separator,
@@ -186,6 +200,8 @@ class MetricsEngine:
         if metrics is None:
             metrics = deepcopy(self.templates[stage])
             self.store[key] = metrics
+            # step values need forward at every batch: nothing to coalesce there
+            metrics.coalesce(1 if stage in self.step_stages else self.coalesce_batches, self.coalesce_bytes)
         if device is not None and metrics.device != device:
             metrics.to_device(device)
         if key in self._pending_load:
@@ -219,15 +235,25 @@ class MetricsEngine:
         self, trainer: Any, pl_module: Any, stage: str, outputs: Any, batch: Any, batch_idx: int, dataloader_idx: int = 0
     ) -> None:
         """Update the stage's metrics with one batch (nothing during the sanity check)."""
-        deferred = self._deferred.pop(stage, None)
-        if stage not in self.templates or trainer.sanity_checking:
-            return
-        batches = deferred if deferred is not None else (self._extract(stage, outputs, batch),)
+        deferred = self._deferred.pop(stage, None) if self._deferred else None
         active = self._active.get((stage, dataloader_idx))
         if active is None:
+            # resolved once per epoch, never during the sanity check (so an entry means "not sanity
+            # checking"); setup and epoch_end drop the entries
+            if stage not in self.templates or trainer.sanity_checking:
+                return
             metrics = self.metrics_for(stage, dataloader_idx, trainer, pl_module.device)
             active = self._active[(stage, dataloader_idx)] = (metrics, self._plan(trainer, stage, dataloader_idx))
         metrics, plan = active
+        if deferred is None and plan is None and stage not in self.step_stages:
+            # the common case, kept lean: it runs at every batch
+            preds, target = self.preds_key, self.target_key
+            if self.extract_fn is None and type(outputs) is dict and preds in outputs and target in outputs:
+                metrics.push((outputs[preds], outputs[target]), batch_idx)
+            else:
+                metrics.push(self._extract(stage, outputs, batch), batch_idx)
+            return
+        batches = deferred if deferred is not None else (self._extract(stage, outputs, batch),)
         step_values = stage in self.step_stages
         for args in batches:
             if plan is not None:
@@ -239,7 +265,7 @@ class MetricsEngine:
                 args = tuple(a.detach() if isinstance(a, Tensor) else a for a in args)
                 self._log_step_values(pl_module, stage, dataloader_idx, trainer, metrics.forward(*args))
             else:
-                metrics.update(*args)  # updates run without gradients; no graph is recorded
+                metrics.push(args, batch_idx)  # update now or buffer (coalescing); never records a graph
 
     def epoch_end(self, trainer: Any, pl_module: Any, stage: str) -> None:
         """Compute, route (log) and reset every dataloader's metrics of ``stage``."""
@@ -370,7 +396,7 @@ class MetricsEngine:
                 value = value.float()
             pl_module.log(
                 f"{self.router.key(stage, name)}_step{suffix}", value, on_step=True, on_epoch=False,
-                prog_bar=self.router._on_prog_bar_name(name), logger=True, sync_dist=False,
+                prog_bar=self.router._on_prog_bar_name(name), logger=None, sync_dist=False,
                 add_dataloader_idx=False, batch_size=1,
             )
 
@@ -396,7 +422,7 @@ class MetricsEngine:
             )
             self._quiet_keys.add(key)
         pl_module.log(
-            key, value, prog_bar=prog_bar, logger=True, on_step=False, on_epoch=True, sync_dist=False,
+            key, value, prog_bar=prog_bar, logger=None, on_step=False, on_epoch=True, sync_dist=False,
             add_dataloader_idx=False, batch_size=1,
         )
         if track:  # the best so far of the metrics that track it (same value on every rank)

@@ -6,6 +6,7 @@ from typing import Any, Optional, Sequence, Union
 
 from torch import nn
 
+from lightning_metrics.integration.coalesce import DEFAULT_MAX_BATCHES
 from lightning_metrics.integration.engine import MetricsEngine
 from lightning_metrics.integration.loggers import plot_sinks
 
@@ -20,6 +21,11 @@ class MetricsMixin:
     override ``setup`` or an ``on_*_batch_end``/``on_*_epoch_end`` hook, call ``super()``.
     The ``metrics_*`` class attributes are the engine's options (see
     :class:`~lightning_metrics.integration.engine.MetricsEngine`).
+
+    Small batches are updated together (``metrics_coalesce_batches``, see
+    :class:`~lightning_metrics.MetricsCallback`): the ``self.stage_metrics`` entries apply the
+    buffered batches before any ``compute``, ``forward``, ``state_dict`` or device move; to read
+    one metric inside them mid-epoch, call ``self.stage_metrics["val_metrics"].flush()`` first.
 
     Example:
 
@@ -47,6 +53,7 @@ class MetricsMixin:
     metrics_ci_level: float = 0.95
     metrics_ci_bootstraps: int = 100
     metrics_ci_stages: Sequence[str] = ("val", "test")
+    metrics_coalesce_batches: int = DEFAULT_MAX_BATCHES  # batches updated together (1: every batch)
 
     def configure_metrics(self) -> Any:
         """Return the metrics: a metric, a collection, a dict/list of them, or a dict per stage."""
@@ -89,6 +96,7 @@ class MetricsMixin:
             ci_level=self.metrics_ci_level,
             ci_bootstraps=self.metrics_ci_bootstraps,
             ci_stages=self.metrics_ci_stages,
+            coalesce_batches=self.metrics_coalesce_batches,
         )
         self.__dict__["_metrics_engine"] = engine
         for stage in engine.templates:

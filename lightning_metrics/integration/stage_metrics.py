@@ -16,6 +16,7 @@ from torch import Tensor, nn
 
 from lightning_metrics import distributed
 from lightning_metrics.collection import MetricCollection
+from lightning_metrics.integration.coalesce import BatchBuffer
 from lightning_metrics.metric import Metric
 from lightning_metrics.utilities import dim_zero_cat
 
@@ -59,6 +60,8 @@ class StageMetrics(nn.Module):
         self.foreign_modules = nn.ModuleList([m for _, m in foreign if isinstance(m, nn.Module)])
         self._foreign = foreign
         self._device = torch.device("cpu")
+        self._buffer: Optional[BatchBuffer] = None  # see coalesce()
+        self._counted: list[Metric] = []  # the metrics whose update counts a joined update scales
 
     @classmethod
     def build(cls, metrics: Any) -> "StageMetrics":
@@ -129,14 +132,74 @@ class StageMetrics(nn.Module):
         return None
 
     def update(self, *args: Any) -> None:
+        if self._buffer is not None and self._buffer.batches:
+            self.flush()
+        self._update(*args)
+
+    def _update(self, *args: Any) -> None:
         if self.native is not None:
             self.native.update(*args)
         for _, metric in self._foreign:
             metric.update(*args)
 
+    # ---------------------------------------------------------------- coalescing
+    @property
+    def additive(self) -> bool:
+        """Whether every metric here declares ``additive_update`` (foreign metrics never do)."""
+        return self.native is not None and not self._foreign and all(
+            getattr(m, "additive_update", False) for m in self.native.values()
+        )
+
+    def coalesce(self, max_batches: int, max_bytes: int) -> bool:
+        """Buffer up to ``max_batches`` batches (``max_bytes`` of tensors) between updates, when
+        :attr:`additive`; see :mod:`.coalesce`. Returns whether coalescing is on."""
+        self.flush()
+        self._buffer = BatchBuffer(max_batches, max_bytes) if max_batches > 1 and self.additive else None
+        self._counted = [m for _, m in self._native_tree()] if self._buffer is not None else []
+        return self._buffer is not None
+
+    def push(self, args: tuple, label: Any = None) -> None:
+        """Update with ``args``, or buffer them when coalescing (``label`` names the batch in errors)."""
+        buffer = self._buffer
+        if buffer is None:
+            self._update(*args)
+        elif buffer.add(args, label):
+            if len(buffer.batches) >= buffer.max_batches or buffer.nbytes >= buffer.max_bytes:
+                self.flush()
+        else:
+            self.flush()
+            self._update(*args)
+
+    def flush(self) -> None:
+        """Apply the buffered batches (every read of the states flushes first)."""
+        buffer = self._buffer
+        if buffer is None or not buffer.batches:
+            return
+        if not buffer.flush(self._update_joined, self._note_late_error):
+            self._buffer = None  # each batch passed alone but not together: update one by one
+
+    def _update_joined(self, args: tuple, batches: int) -> None:
+        if batches == 1:
+            self._update(*args)
+            return
+        before = [m._update_count for m in self._counted]
+        self._update(*args)
+        for metric, count in zip(self._counted, before):  # one joined update counts as ``batches`` updates
+            if metric._update_count != count:
+                metric._update_count += (metric._update_count - count) * (batches - 1)
+
+    def _note_late_error(self, err: BaseException, label: Any) -> None:
+        if hasattr(err, "add_note") and self._buffer is not None:
+            err.add_note(
+                f"lightning_metrics: raised by the batch with batch_idx={label}, which waited in a buffer "
+                f"of up to {self._buffer.max_batches} batches updated together, so it surfaced late; "
+                "pass coalesce_batches=1 to update at every batch."
+            )
+
     def forward(self, *args: Any) -> dict[str, Any]:
         """Accumulate the batch and return the batch values (foreign metrics without ``forward``
         are only updated)."""
+        self.flush()
         values: dict[str, Any] = dict(self.native(*args)) if self.native is not None else {}
         for name, metric in self._foreign:
             if isinstance(metric, nn.Module) or callable(getattr(metric, "forward", None)):
@@ -148,16 +211,20 @@ class StageMetrics(nn.Module):
     def synced(self) -> Any:
         """Context in which our metrics hold their states merged across processes (a collective on
         entry; local states come back on exit), so that sinks can read them after ``compute``."""
+        self.flush()
         return self.native._synced() if self.native is not None else contextlib.nullcontext()
 
     def compute(self) -> dict[str, Any]:
         """Every result by name; our metrics sync in one fused exchange (in the collection)."""
+        self.flush()
         values: dict[str, Any] = dict(self.native.compute()) if self.native is not None else {}
         for name, metric in self._foreign:
             self._put(values, name, metric.compute())
         return values
 
     def reset(self) -> None:
+        if self._buffer is not None:
+            self._buffer.clear()  # buffered batches belong to the states being forgotten
         if self.native is not None:
             self.native.reset()
         for _, metric in self._foreign:
@@ -170,6 +237,10 @@ class StageMetrics(nn.Module):
         else:
             values[name] = value
 
+    def state_dict(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        self.flush()  # persistent states include the buffered batches
+        return super().state_dict(*args, **kwargs)
+
     # ------------------------------------------------------------------ device
     @property
     def device(self) -> torch.device:
@@ -177,6 +248,7 @@ class StageMetrics(nn.Module):
 
     def to_device(self, device: torch.device) -> None:
         """Move every metric to ``device`` (plain foreign objects too, when they have ``.to``)."""
+        self.flush()
         self.to(device)
         for _, metric in self._foreign:
             if not isinstance(metric, nn.Module) and callable(getattr(metric, "to", None)):
@@ -184,6 +256,7 @@ class StageMetrics(nn.Module):
         self._device = device
 
     def _apply(self, fn: Any, recurse: bool = True) -> "StageMetrics":  # type: ignore[override]
+        self.flush()  # buffered batches are on the old device
         out = super()._apply(fn, recurse)
         self._device = fn(torch.zeros(())).device
         return out
@@ -206,6 +279,7 @@ class StageMetrics(nn.Module):
         Our metrics merge in one fused exchange; foreign metrics through their own ``sync``.
         Tensors come back on the CPU; local states are left untouched.
         """
+        self.flush()
         out: dict[str, Any] = {"native": {}, "foreign": {}}
         tree = self._native_tree()
         if tree:

@@ -35,6 +35,7 @@ class _RowScores(Metric):
 
     is_differentiable = True
     full_state_update = False
+    additive_update = True
     _score_rows: Callable[..., Tensor]
 
     def __init__(self, reduction: str | None, **kwargs: Any) -> None:

@@ -34,6 +34,7 @@ class _SumMetric(Metric):
     is_differentiable = True
     higher_is_better = False
     full_state_update = False
+    additive_update = True
     plot_lower_bound = 0.0
     total: Tensor
     count: Tensor
@@ -121,6 +122,7 @@ class MinkowskiDistance(Metric):
     is_differentiable = True
     higher_is_better = False
     full_state_update = False
+    additive_update = True
     plot_lower_bound = 0.0
     minkowski_dist_sum: Tensor
 
@@ -184,6 +186,7 @@ class WeightedMeanAbsolutePercentageError(Metric):
     is_differentiable = True
     higher_is_better = False
     full_state_update = False
+    additive_update = True
     plot_lower_bound = 0.0
     sum_abs_error: Tensor
     sum_scale: Tensor
@@ -260,6 +263,11 @@ class CriticalSuccessIndex(Metric):
                 self.add_state(name, torch.tensor(0, dtype=torch.int64), dist_reduce_fx="sum")
             else:
                 self.add_state(f"{name}_list", [], dist_reduce_fx="cat")
+
+    @property
+    def additive_update(self) -> bool:  # type: ignore[override]
+        """Per-sample counts, unless the counts of each batch are kept along a dim other than 0."""
+        return self.keep_sequence_dim in (None, 0)
 
     def update(self, preds: Tensor, target: Tensor) -> None:
         """Add (or, per sequence index, append) the batch's hits, misses and false alarms."""

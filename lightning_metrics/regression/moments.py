@@ -52,6 +52,7 @@ class _MomentMetric(Metric):
     """Holds the ``moments`` state; subclasses add input checks and a measure over the moments."""
 
     full_state_update = False
+    additive_update = True
     exact_dtype_states = ("moments",)  # float64 whatever set_dtype says: that is the point
     # torchmetrics returns float64 for float64 inputs from metrics whose states are reassigned, and the
     # default dtype from others (MSE, RSE; Pearson and NRMSE depend on arguments): mirror it per class.

@@ -32,6 +32,7 @@ class _PairedColumns(Metric):
     """Keeps ``preds`` and ``target`` as ``(N, num_outputs)`` columns (``cat`` across batches and ranks)."""
 
     full_state_update = False
+    additive_update = True
     _floating_only = True
 
     def __init__(self, num_outputs: int = 1, **kwargs: Any) -> None:

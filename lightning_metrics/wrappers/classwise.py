@@ -66,6 +66,11 @@ class ClasswiseWrapper(WrapperMetric):
         """The wrapped metric's ``is_differentiable``."""
         return self.metric.is_differentiable
 
+    @property
+    def additive_update(self) -> bool:  # type: ignore[override]
+        """The wrapped metric's ``additive_update``."""
+        return self.metric.additive_update
+
     def _filter_kwargs(self, **kwargs: Any) -> dict[str, Any]:
         return self.metric._filter_kwargs(**kwargs)
 

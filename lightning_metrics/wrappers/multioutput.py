@@ -67,6 +67,12 @@ class MultioutputWrapper(WrapperMetric):
         self.remove_nans = remove_nans
         self.squeeze_outputs = squeeze_outputs
 
+    @property
+    def additive_update(self) -> bool:  # type: ignore[override]
+        """Additive when the outputs sit on a positive dim (dim 0 stays the sample axis) and the
+        wrapped metric is; a negative ``output_dim`` may name dim 0 of a 1-d input."""
+        return self.output_dim > 0 and all(m.additive_update for m in self.metrics)
+
     def _split(self, args: tuple, kwargs: dict) -> list[tuple[list, dict]]:
         """The arguments of each output: selected, NaN rows removed, squeezed (as configured)."""
         for value in [*args, *kwargs.values()]:

@@ -44,6 +44,7 @@ class CountAccuracy(lm.Metric):
     """Multiclass accuracy from logits (test-local, sum states)."""
 
     full_state_update = False
+    additive_update = True  # per-sample sums, counts, max or cat: the engine may coalesce batches
 
     def __init__(self, num_classes: int = NUM_CLASSES, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -63,6 +64,7 @@ class PerClassRecall(lm.Metric):
     """Recall per class (a vector of ``num_classes`` values)."""
 
     full_state_update = False
+    additive_update = True  # per-sample sums, counts, max or cat: the engine may coalesce batches
 
     def __init__(self, num_classes: int = NUM_CLASSES, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -83,6 +85,7 @@ class Confusion(lm.Metric):
     """A confusion matrix: a non-scalar that must never reach ``self.log``."""
 
     full_state_update = False
+    additive_update = True  # per-sample sums, counts, max or cat: the engine may coalesce batches
 
     def __init__(self, num_classes: int = NUM_CLASSES, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -101,6 +104,7 @@ class MaxLogit(lm.Metric):
     """The largest logit seen (a max state) — exactness of max under resume."""
 
     full_state_update = False
+    additive_update = True  # per-sample sums, counts, max or cat: the engine may coalesce batches
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -117,6 +121,7 @@ class TargetsSeen(lm.Metric):
     """Concatenates the targets (a cat state) and returns their sum of squares and count."""
 
     full_state_update = False
+    additive_update = True  # per-sample sums, counts, max or cat: the engine may coalesce batches
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -133,6 +138,7 @@ class SampleCount(lm.Metric):
     """How many samples were fed (a padded sample counts twice)."""
 
     full_state_update = False
+    additive_update = True  # per-sample sums, counts, max or cat: the engine may coalesce batches
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
