@@ -116,6 +116,11 @@ def _check_same_shape(preds: Tensor, target: Tensor) -> None:
 
 def _check_values(name: str, values: Tensor, low: int, high: int, ignore_index: Optional[int] = None) -> None:
     """All values in [low, high) (or equal to ``ignore_index``)."""
+    if values.numel() and values.dtype != torch.bool:
+        # the common case in one pass and one read: the extremes are in range
+        smallest, largest = torch.stack(torch.aminmax(values)).tolist()
+        if smallest >= low and largest < high:
+            return
     bad = (values < low) | (values >= high)
     if ignore_index is not None:
         bad &= values != ignore_index
