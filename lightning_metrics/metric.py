@@ -458,9 +458,10 @@ class Metric(nn.Module):
         mine["_computed"] = None
 
     def _reset_states_only(self) -> None:
+        attrs = self.__dict__  # states are plain attributes: skip nn.Module.__setattr__
         for name, default in self._defaults.items():
-            setattr(self, name, default.detach().clone().to(self._device) if isinstance(default, Tensor) else [])
-        self._computed = None
+            attrs[name] = default.detach().clone().to(self._device) if isinstance(default, Tensor) else []
+        attrs["_computed"] = None
 
     @contextmanager
     def _batch_context(self) -> Generator[None, None, None]:

@@ -179,6 +179,8 @@ class MetricsEngine:
         self._pending_load: dict[str, Any] = {}
         self._warned: set = set()
         self._quiet_keys: set[str] = set()
+        for stage in self.templates:  # the first dataloader's metrics now, not in the first batch of a run
+            self.metrics_for(stage, 0)
 
     # ------------------------------------------------------------------ access
     @staticmethod
@@ -421,9 +423,11 @@ class MetricsEngine:
                 "ignore", message=re.escape(f"It is recommended to use `self.log({key!r}"), category=PossibleUserWarning
             )
             self._quiet_keys.add(key)
+        # Logged once per epoch: the "sum" of that one value is the value, and spares Lightning the
+        # batch-size weights it keeps for "mean" (one state less to create, update and divide by).
         pl_module.log(
-            key, value, prog_bar=prog_bar, logger=None, on_step=False, on_epoch=True, sync_dist=False,
-            add_dataloader_idx=False, batch_size=1,
+            key, value, prog_bar=prog_bar, logger=None, on_step=False, on_epoch=True, reduce_fx="sum",
+            sync_dist=False, add_dataloader_idx=False, batch_size=1,
         )
         if track:  # the best so far of the metrics that track it (same value on every rank)
             for best_key, best in self.tracking.best_logs(key, value, trainer.current_epoch, self._metric_of):
