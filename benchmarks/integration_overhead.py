@@ -11,6 +11,8 @@ round's no-metrics time (slow stretches of a shared machine cancel), and the rat
 fastest runs is printed beside it.
 
 - ``none``: no metrics at all;
+- ``floor: self.log only``: no metrics, only the 16 epoch values logged through ``self.log``
+  (constants), as the callback logs them: what Lightning's logging costs on its own;
 - ``callback``: ``lightning_metrics.MetricsCallback`` (steps return preds/target);
 - ``callback per batch``: the same with ``coalesce_batches=1`` (one update per batch);
 - ``mixin``: ``lightning_metrics.MetricsMixin`` (same engine, other door);
@@ -86,6 +88,25 @@ class MixinMLP(lm.MetricsMixin, MLP):
         return lm.MetricCollection(eight_metrics(lm.classification))
 
 
+class LogOnly(L.Callback):
+    """The floor: no metric at all, only the 16 epoch values logged through ``self.log`` as the
+    callback logs them (constants), with the same per-batch hooks switched off."""
+
+    on_train_batch_start = on_before_backward = on_after_backward = None
+    on_before_optimizer_step = on_before_zero_grad = on_validation_batch_start = None
+
+    def _log(self, pl_module: L.LightningModule, stage: str) -> None:
+        for name in NAMES:
+            pl_module.log(f"{stage}/{name}", torch.tensor(0.5), on_step=False, on_epoch=True, reduce_fx="sum",
+                          sync_dist=False, add_dataloader_idx=False, batch_size=1)
+
+    def on_train_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        self._log(pl_module, "train")
+
+    def on_validation_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        self._log(pl_module, "val")
+
+
 def idiomatic(collection_cls: Callable, package: Any, log_dict_in_steps: bool) -> L.LightningModule:
     class Idiomatic(MLP):
         def __init__(self) -> None:
@@ -128,6 +149,7 @@ def configurations() -> dict[str, Callable[[], tuple[L.LightningModule, list]]]:
 
     return {
         "none": lambda: (MLP(), []),
+        "floor: self.log only": lambda: (MLP(), [LogOnly()]),
         "callback": lambda: (MLP(), [lm.MetricsCallback(lm.MetricCollection(eight_metrics(lm.classification)),
                                                         stages=("train", "val"))]),
         "callback per batch": lambda: (MLP(), [lm.MetricsCallback(lm.MetricCollection(eight_metrics(lm.classification)),

@@ -31,7 +31,7 @@ from typing import Any, Callable, Optional
 import torch
 from torch import Tensor
 
-DEFAULT_MAX_BATCHES = 64
+DEFAULT_MAX_BATCHES = 256
 DEFAULT_MAX_BYTES = 8 * 2**20
 
 
