@@ -149,13 +149,20 @@ class MetricsEngine:
             track_best, confidence_intervals, ci_level, ci_bootstraps, ci_seed, ci_stages, separator
         )
         self.templates: dict[str, StageMetrics] = {}
+        shared: dict[tuple[int, bool], StageMetrics] = {}
         for stage in self.stages:
             if per_stage and stage not in metrics:
                 continue
             source = metrics[stage] if per_stage else metrics
-            # each stage owns a pristine template; per-dataloader clones are copied from it
-            self.templates[stage] = deepcopy(StageMetrics.build(source))
-            self.tracking.prepare(self.templates[stage].native, owner, stage)  # multitask names, bootstrap replicates
+            # Pristine templates, never updated: per-dataloader clones are copied from them. Stages
+            # given the same metrics share one, unless only some of them get bootstrap replicates.
+            key = (id(source), self.tracking.resamples(stage))
+            if key not in shared:
+                shared[key] = deepcopy(StageMetrics.build(source))
+                self.tracking.prepare(shared[key].native, owner, stage)  # multitask names, bootstrap replicates
+            else:
+                self.tracking.prepare(None, owner, stage)  # (its template is prepared already)
+            self.templates[stage] = shared[key]
         self.tracking.check_found(owner, [n for t in self.templates.values() for n in t.names()])
         self.preds_key, self.target_key, self.extract_fn = preds_key, target_key, extract
         self.step_stages = frozenset(step_stages)

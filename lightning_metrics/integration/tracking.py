@@ -94,12 +94,16 @@ class Tracking:
         return bool(self.best_modes or self.track_all or self.ci_names)
 
     # ------------------------------------------------------------ templates
+    def resamples(self, stage: str) -> bool:
+        """Whether ``stage``'s template gets bootstrap replicates (:meth:`prepare`)."""
+        return bool(self.ci_names) and stage in self.ci_stages
+
     def prepare(self, native: MetricCollection | None, owner: str, stage: str = "val") -> None:
         """Adapt one stage's template: multitask naming, then the bootstrap replicates."""
         self._prepared.add(stage)
         if native is not None:
             _name_single_tasks(native)
-            if self.ci_names and stage in self.ci_stages:
+            if self.resamples(stage):
                 self._attach_bootstraps(native, owner)
 
     def check_found(self, owner: str, available: Sequence[str]) -> None:
