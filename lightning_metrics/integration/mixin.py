@@ -11,6 +11,9 @@ from lightning_metrics.integration.engine import MetricsEngine
 from lightning_metrics.integration.loggers import plot_sinks
 
 
+CHECKPOINT_KEY = "lightning_metrics"  # where the mixin's metric states live in a checkpoint
+
+
 class MetricsMixin:
     """Give a ``LightningModule`` per-stage metrics that are updated, logged and reset for it.
 
@@ -18,7 +21,14 @@ class MetricsMixin:
     (one set cloned per stage, or a dict from stage to metrics). Steps return
     ``{"preds": ..., "target": ...}`` or call :meth:`update_metrics`. The per-stage collections
     are submodules (``self.stage_metrics``), so they follow the module's device. If you
-    override ``setup`` or an ``on_*_batch_end``/``on_*_epoch_end`` hook, call ``super()``.
+    override ``setup``, an ``on_*_batch_end``/``on_*_epoch_end`` hook or ``on_save_checkpoint``/
+    ``on_load_checkpoint``, call ``super()``. Checkpoints carry the accumulated states merged
+    across ranks (under ``"lightning_metrics"``), so a run resumed mid-epoch keeps them. One
+    difference from the callback: Lightning runs the module's batch-end hook after the callbacks',
+    so a checkpoint that a callback writes in ``on_train_batch_end`` (``ModelCheckpoint`` with
+    ``every_n_train_steps``) holds the states up to the batch before; use
+    :class:`~lightning_metrics.MetricsCallback` (Lightning puts checkpoint callbacks last) when
+    mid-epoch checkpoints must hold every batch.
     The ``metrics_*`` class attributes are the engine's options (see
     :class:`~lightning_metrics.integration.engine.MetricsEngine`).
 
@@ -135,6 +145,19 @@ class MetricsMixin:
     def on_validation_epoch_end(self) -> None:
         super().on_validation_epoch_end()  # type: ignore[misc]
         self.metrics_engine.epoch_end(self.trainer, self, "val")  # type: ignore[attr-defined]
+
+    def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        """Put the accumulated states, merged across ranks, in the checkpoint (every rank calls this)."""
+        super().on_save_checkpoint(checkpoint)  # type: ignore[misc]
+        trainer = getattr(self, "_trainer", None)
+        if trainer is not None:
+            checkpoint[CHECKPOINT_KEY] = self.metrics_engine.state_dict(trainer)
+
+    def on_load_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        """Restore them: rank zero takes the merged states when the metrics are next used."""
+        super().on_load_checkpoint(checkpoint)  # type: ignore[misc]
+        if CHECKPOINT_KEY in checkpoint:
+            self.metrics_engine.load_state_dict(checkpoint[CHECKPOINT_KEY])
 
     def on_test_epoch_end(self) -> None:
         super().on_test_epoch_end()  # type: ignore[misc]

@@ -306,6 +306,40 @@ def test_state_key_tells_instances_apart_and_checkpoint_roundtrip(tmp_path: Path
     assert_close(restored["acc"].compute(), (preds.argmax(-1) == target).float().mean())
 
 
+class _MixinCheckpointed(lm.MetricsMixin, RecordingModel):
+    metrics_stages = ("train",)
+
+    def configure_metrics(self) -> Any:
+        return {"sq": TargetsSeen(), "peak": MaxLogit(), "acc": CountAccuracy()}
+
+
+def test_mixin_checkpoint_carries_the_states_and_a_fresh_model_restores_them(tmp_path: Path) -> None:
+    class SaveMidEpoch(Callback):
+        def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
+            # Lightning runs the module's batch-end hook after the callbacks': the mixin has
+            # batches 0 and 1 here, not yet batch 2
+            if batch_idx == 2:
+                trainer.save_checkpoint(tmp_path / "mid.ckpt")
+
+    model = _MixinCheckpointed()
+    trainer = L.Trainer(callbacks=[SaveMidEpoch()], **trainer_kwargs(tmp_path, max_epochs=1))
+    trainer.fit(model, loader(64, batch_size=16), loader(16))
+    first_two = model.records[("train", 0)][:2]
+    preds = torch.cat([p for p, _ in first_two])
+    target = torch.cat([t for _, t in first_two])
+    checkpoint = torch.load(tmp_path / "mid.ckpt", weights_only=False)
+    native = checkpoint["lightning_metrics"]["metrics"]["train_metrics"]["native"]
+    assert native["sq"]["states"]["targets"].tolist() == target.float().tolist()
+    assert native["acc"]["count"] == 2
+
+    fresh = _MixinCheckpointed()
+    fresh.on_load_checkpoint(checkpoint)  # what Trainer(ckpt_path=...) and load_from_checkpoint call
+    restored = fresh.metrics_engine.metrics_for("train", 0).native
+    assert_close(restored["sq"].compute(), (target.float() ** 2).sum())
+    assert_close(restored["peak"].compute(), preds.max())
+    assert_close(restored["acc"].compute(), (preds.argmax(-1) == target).float().mean())
+
+
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
