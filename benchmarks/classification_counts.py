@@ -3,7 +3,8 @@
 The collection holds accuracy, precision, recall, F1, MCC, Jaccard, Cohen's kappa and the
 confusion matrix of the same multiclass input. lightning_metrics shares ONE confusion-matrix state
 (one bincount per batch); torchmetrics runs with compute groups on. The roofline is the bare
-statistic: ``state += bincount(target * C + argmax)`` into an int64 (C, C) state.
+statistic: ``state += bincount(target * C + max(dim=1).indices)`` into an int64 (C, C) state
+(``max().indices`` is argmax, faster on CPU).
 
 Run: ``python benchmarks/classification_counts.py [--repeats 200] [--threads 1]``
 """
@@ -72,7 +73,8 @@ def main() -> None:
             state = torch.zeros(num_classes, num_classes, dtype=torch.long)
 
             def roofline() -> None:
-                state.view(-1).add_(torch.bincount(target * num_classes + logits.argmax(1), minlength=num_classes**2))
+                labels = target * num_classes + logits.max(1).indices
+                state.view(-1).add_(torch.bincount(labels, minlength=num_classes**2))
 
             ours = lightning_metrics.MetricCollection(eight(lmc, num_classes, validate_args=False))
             ours_val = lightning_metrics.MetricCollection(eight(lmc, num_classes, validate_args=True))
