@@ -39,6 +39,7 @@ class ConfidentMistakes(lm.Metric):
     is_differentiable = False
     higher_is_better = False
     full_state_update = False  # compute does not need the previous state: forward stays one update
+    additive_update = True  # per-sample counts and concatenations: the callback may join small batches
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -42,13 +42,13 @@ class MetricsCallback(Callback):
     drawn with the value in one TensorBoard margin chart, for the ``ci_stages`` (by default val
     and test: every batch updates ``ci_bootstraps`` replicates). See :mod:`.tracking`.
 
-    Small batches are updated together: when every metric of a stage is additive (counts,
-    histograms, sums, concatenations: all of ours but the windowed, per-batch and resampling
-    wrappers), up to ``coalesce_batches`` batches wait in a buffer and reach the metrics in one
-    update, which makes the callback's cost in a fit with small batches a fraction of one
-    update per batch. The values are the same; a bad batch still raises its own error, naming
-    its ``batch_idx``, but at the flush. ``coalesce_batches=1`` updates at every batch. See
-    :mod:`.coalesce`.
+    Small batches are updated together: when every metric of a stage declares
+    ``additive_update`` (counts, histograms, sums, concatenations: all of ours but the windowed,
+    per-batch, resampling and multitask wrappers), up to ``coalesce_batches`` batches wait in a
+    buffer and reach the metrics in one update, which makes the callback's cost in a fit with
+    small batches a fraction of one update per batch. The values are the same; a bad batch still
+    raises its own error, naming its ``batch_idx``, but at the flush. ``coalesce_batches=1``
+    updates at every batch. See :mod:`.coalesce`.
 
     Example:
 
