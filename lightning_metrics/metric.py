@@ -159,19 +159,23 @@ def _wrap_compute(compute: Callable) -> Callable:
             )
         if self._computed is not None:
             return self._computed
-        self._in_compute = True
-        synced_outside = self._is_synced  # a parent (wrapper, collection) synced us: leave it to them
+        attrs = self.__dict__  # plain attributes: skip nn.Module.__setattr__
+        attrs["_in_compute"] = True
+        # a parent (wrapper, collection) that synced us leaves nothing to do here
+        should_sync = self._to_sync and not self._is_synced
+        available = self.distributed_available_fn
         try:
-            with self.sync_context(
-                dist_sync_fn=self.dist_sync_fn,
-                should_sync=self._to_sync and not synced_outside,
-                should_unsync=self._should_unsync and not synced_outside,
-            ):
+            if should_sync and callable(available) and available():
+                with self.sync_context(
+                    dist_sync_fn=self.dist_sync_fn, should_sync=True, should_unsync=self._should_unsync
+                ):
+                    value = _clone_tensors(_squeeze_scalar(compute(self, *args, **kwargs)))
+            else:  # nothing to sync: no context to enter
                 value = _clone_tensors(_squeeze_scalar(compute(self, *args, **kwargs)))
         finally:
-            self._in_compute = False
+            attrs["_in_compute"] = False
         if self.compute_with_cache:
-            self._computed = value
+            attrs["_computed"] = value
         return value
 
     wrapped._lm_wrapped = True  # type: ignore[attr-defined]
