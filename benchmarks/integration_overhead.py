@@ -1,8 +1,8 @@
 """Fit-time overhead of MetricsCallback vs no metrics and vs the idiomatic torchmetrics way.
 
-Run: ``python benchmarks/integration_overhead.py [--repeats 3]``. A tiny MLP (64 features,
-10 classes, batch 64) fits 2 epochs of 300 train + 75 val batches on the CPU with 8 multiclass
-metrics tracked for train and val. Every configuration runs in the same session, interleaved,
+Run: ``python benchmarks/integration_overhead.py [--repeats 9] [--configs ...] [--instructions]``.
+A tiny MLP (64 features, 10 classes, batch 64) fits 2 epochs of 300 train + 75 val batches on
+the CPU with 8 multiclass metrics tracked for train and val. Every configuration runs in the same session, interleaved,
 and the median fit time of each is reported with its ratio to the no-metrics fit. Ratios use
 the process CPU time (one torch thread, no loader workers), which other processes sharing the
 machine disturb less than the wall time; the wall times are printed too. Each round runs every
@@ -161,32 +161,99 @@ def configurations() -> dict[str, Callable[[], tuple[L.LightningModule, list]]]:
     }
 
 
-def fit_seconds(make: Callable, train: DataLoader, val: DataLoader) -> tuple[float, float, dict]:
-    model, callbacks = make()
-    trainer = L.Trainer(
+def _trainer(callbacks: list) -> L.Trainer:
+    return L.Trainer(
         accelerator="cpu", devices=1, max_epochs=EPOCHS, logger=False, callbacks=callbacks,
         enable_progress_bar=False, enable_model_summary=False, enable_checkpointing=False,
         num_sanity_val_steps=0,
     )
+
+
+def fit_seconds(make: Callable, train: DataLoader, val: DataLoader) -> tuple[float, float, dict]:
+    model, callbacks = make()
+    trainer = _trainer(callbacks)
     start, start_cpu = time.perf_counter(), time.process_time()
     trainer.fit(model, train, val)
     return time.process_time() - start_cpu, time.perf_counter() - start, dict(trainer.callback_metrics)
+
+
+# ------------------------------------------------------------------ instruction counts
+# Timing on a shared machine drifts by several percent between identical fits. The instructions
+# executed by ``trainer.fit`` do not: ``--instructions`` runs each configuration once under
+# valgrind's callgrind (about 3 minutes each, as many at a time as there are CPUs) with the
+# counting switched on around ``trainer.fit`` only, and prints the counts and their ratios. They
+# ignore cache misses and waits, so they are a floor of the time ratio, not a replacement.
+def _count_one(name: str) -> None:
+    """Child side: warm up, then count the instructions of one fit (under callgrind)."""
+    import subprocess
+
+    train, val = loaders()
+    make = configurations()[name]
+    fit_seconds(make, train, val)  # warm-up, as in the timed runs
+    model, callbacks = make()
+    trainer = _trainer(callbacks)
+    subprocess.run(["callgrind_control", "--instr=on", str(os.getpid())], check=True, capture_output=True)
+    trainer.fit(model, train, val)
+    subprocess.run(["callgrind_control", "--instr=off", str(os.getpid())], check=True, capture_output=True)
+
+
+def count_instructions(names: list[str]) -> None:
+    import re
+    import shutil
+    import subprocess
+    import tempfile
+
+    if not (shutil.which("valgrind") and shutil.which("callgrind_control")):
+        raise SystemExit("--instructions needs valgrind (callgrind) on the PATH")
+    env = dict(os.environ, PYTHONHASHSEED="0", OMP_NUM_THREADS="1")
+    counts: dict[str, int] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        pending = list(names)
+        while pending:
+            batch, pending = pending[: os.cpu_count() or 1], pending[os.cpu_count() or 1 :]
+            procs = {
+                name: subprocess.Popen(
+                    ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={tmp}/cg.%p",
+                     sys.executable, os.path.abspath(__file__), "--count-one", name],
+                    env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                )
+                for name in batch
+            }
+            for name, proc in procs.items():
+                _, err = proc.communicate()
+                found = re.findall(r"Collected : (\d+)", err)
+                if proc.returncode or not found or not int(found[-1]):
+                    raise SystemExit(f"counting {name!r} failed:\n{err[-2000:]}")
+                counts[name] = int(found[-1])
+    base = counts["none"]
+    print(f"{'configuration':<24}{'instructions':>16}{'vs none':>10}")
+    for name in names:
+        print(f"{name:<24}{counts[name]:>16,}{counts[name] / base:>9.3f}x")
+    print("(instructions executed by trainer.fit, counted by callgrind; PYTHONHASHSEED=0)")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--configs", nargs="*", default=None, help="a subset of the configurations to run")
+    parser.add_argument("--instructions", action="store_true", help="count instructions under callgrind instead")
+    parser.add_argument("--count-one", default=None, help=argparse.SUPPRESS)  # the child of --instructions
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     import logging
 
     logging.getLogger("lightning.pytorch").setLevel(logging.ERROR)
     torch.set_num_threads(1)
-    train, val = loaders()
+    if args.count_one:
+        _count_one(args.count_one)
+        return
     configs = configurations()
     if args.configs:
         configs = {name: configs[name] for name in dict.fromkeys(["none", *args.configs])}
+    if args.instructions:
+        count_instructions(list(configs))
+        return
+    train, val = loaders()
     times: dict[str, list[float]] = {name: [] for name in configs}
     walls: dict[str, list[float]] = {name: [] for name in configs}
     results: dict[str, dict] = {}
