@@ -419,6 +419,14 @@ class Metric(nn.Module):
         """One update on a fresh state gives the batch value of every member sharing this
         metric's statistic; the accumulated state is then merged back in by the reductions."""
         count, accumulated = self._update_count, self.metric_state
+
+        def restore() -> None:  # a failure at any step leaves every member as it was
+            for name, value in accumulated.items():
+                setattr(self, name, value)
+            self._update_count = count
+            for member in members:
+                member._share_states_of(self)
+
         values = []
         try:
             with self._batch_context():
@@ -429,23 +437,11 @@ class Metric(nn.Module):
                 member._share_states_of(self)
                 with member._batch_context():
                     values.append(member.compute())
-        except BaseException:
-            for name, value in accumulated.items():
-                setattr(self, name, value)
-            self._update_count = count
-            for member in members:
-                member._share_states_of(self)
-            raise
-        self._update_count = count + 1
-        try:
+            self._update_count = count + 1
             with torch.no_grad():
                 self._merge_states(accumulated)
         except BaseException:
-            for name, value in accumulated.items():
-                setattr(self, name, value)
-            self._update_count = count
-            for member in members:
-                member._share_states_of(self)
+            restore()
             raise
         for member, value in zip(members, values):
             member._share_states_of(self)

@@ -164,7 +164,7 @@ class StageMetrics(nn.Module):
         if buffer is None:
             self._update(*args)
         elif buffer.add(args, label):
-            if len(buffer.batches) >= buffer.max_batches or buffer.nbytes >= buffer.max_bytes:
+            if buffer.full:
                 self.flush()
         else:
             self.flush()

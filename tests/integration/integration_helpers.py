@@ -151,6 +151,17 @@ class SampleCount(lm.Metric):
         return self.n
 
 
+class SaveCheckpointAt(L.Callback):
+    """Writes a checkpoint at the end of one train batch (a mid-epoch save)."""
+
+    def __init__(self, path: Path, batch_idx: int) -> None:
+        self.path, self.batch_idx = path, batch_idx
+
+    def on_train_batch_end(self, trainer: L.Trainer, pl_module: Any, outputs: Any, batch: Any, batch_idx: int) -> None:
+        if batch_idx == self.batch_idx:
+            trainer.save_checkpoint(self.path)
+
+
 def standard_metrics() -> dict[str, lm.Metric]:
     return {"acc": CountAccuracy(), "recall": PerClassRecall(), "peak": MaxLogit(), "sq": TargetsSeen()}
 

@@ -16,6 +16,7 @@ from tests.integration.integration_helpers import (
     MaxLogit,
     PerClassRecall,
     RecordingModel,
+    SaveCheckpointAt,
     TargetsSeen,
     assert_close,
     loader,
@@ -314,15 +315,11 @@ class _MixinCheckpointed(lm.MetricsMixin, RecordingModel):
 
 
 def test_mixin_checkpoint_carries_the_states_and_a_fresh_model_restores_them(tmp_path: Path) -> None:
-    class SaveMidEpoch(Callback):
-        def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
-            # Lightning runs the module's batch-end hook after the callbacks': the mixin has
-            # batches 0 and 1 here, not yet batch 2
-            if batch_idx == 2:
-                trainer.save_checkpoint(tmp_path / "mid.ckpt")
-
+    # Lightning runs the module's batch-end hook after the callbacks': at the end of batch 2 the
+    # mixin holds batches 0 and 1
     model = _MixinCheckpointed()
-    trainer = L.Trainer(callbacks=[SaveMidEpoch()], **trainer_kwargs(tmp_path, max_epochs=1))
+    saver = SaveCheckpointAt(tmp_path / "mid.ckpt", batch_idx=2)
+    trainer = L.Trainer(callbacks=[saver], **trainer_kwargs(tmp_path, max_epochs=1))
     trainer.fit(model, loader(64, batch_size=16), loader(16))
     first_two = model.records[("train", 0)][:2]
     preds = torch.cat([p for p, _ in first_two])

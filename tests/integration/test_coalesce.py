@@ -8,8 +8,7 @@ from typing import Any
 import lightning.pytorch as L
 import pytest
 import torch
-from lightning.pytorch.callbacks import Callback
-from tests.integration.integration_helpers import RecordingModel, loader, trainer_kwargs
+from tests.integration.integration_helpers import RecordingModel, SaveCheckpointAt, loader, trainer_kwargs
 from tests.reliability._registry import ENTRIES, assert_close, batches
 
 import lightning_metrics as lm
@@ -312,21 +311,10 @@ def test_unused_per_batch_hooks_are_switched_off_unless_overridden(tmp_path: Pat
     assert _Counting.calls == 4 and "train/acc" in counting.results
 
 
-class _Saver(Callback):
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def on_train_batch_end(
-        self, trainer: Any, pl_module: Any, outputs: Any, batch: Any, batch_idx: int
-    ) -> None:
-        if batch_idx == 4:
-            trainer.save_checkpoint(self.path)
-
-
 def test_a_mid_epoch_checkpoint_holds_the_buffered_batches(tmp_path: Path) -> None:
     callback = lm.MetricsCallback({"cm": MulticlassConfusionMatrix(3)}, stages=("train",))
     path = tmp_path / "mid.ckpt"
-    L.Trainer(callbacks=[callback, _Saver(path)], **trainer_kwargs(tmp_path, logger=False, max_epochs=1)).fit(
+    L.Trainer(callbacks=[callback, SaveCheckpointAt(path, 4)], **trainer_kwargs(tmp_path, logger=False, max_epochs=1)).fit(
         RecordingModel(), loader(64, seed=0, batch_size=8)
     )
     state = torch.load(path, weights_only=False)["callbacks"][callback.state_key]
