@@ -16,6 +16,7 @@ from torch import nn
 
 from lightning_metrics import distributed
 from lightning_metrics.metric import Metric
+from lightning_metrics.utilities.memo import shared_derivations
 
 MetricsInput = Union[Metric, "MetricCollection", Sequence[Union[Metric, "MetricCollection"]], dict]
 
@@ -218,15 +219,21 @@ class MetricCollection(nn.ModuleDict):
 
     def compute(self) -> dict[str, Any]:
         """Compute every metric after ONE fused sync of all their states."""
-        with self._synced():
+        # members of a compute group hold the same states: what they derive from them alike is shared
+        with self._synced(), shared_derivations():
             values = {name: metric.compute() for name, metric in self.items(keep_base=True)}
         return self._flatten(values)
 
     def reset(self) -> None:
-        """Reset every metric."""
-        for metric in self.values():
-            metric.reset()
-        self._share_group_states()
+        """Reset every metric (a compute group's states once: its members share them again)."""
+        for leader, *members in self._group_metrics():
+            leader.reset()
+            for member in members:
+                if type(member).reset is Metric.reset:
+                    member._forget_updates()  # its states are the leader's, fresh
+                else:
+                    member.reset()
+                member._share_states_of(leader)
 
     def plot(self, val: Any = None, ax: Any = None, together: bool = False) -> Any:
         """Draw every metric's value (default: ``compute()``): a list of ``(fig, ax)``, one per

@@ -381,11 +381,17 @@ class Metric(nn.Module):
 
     def reset(self) -> None:
         """Return every state to its default and forget the update count and caches."""
-        self._update_count = 0
-        self._forward_cache = None
+        self._forget_updates()
         self._reset_states_only()
-        self._cache = None
-        self._is_synced = False
+
+    def _forget_updates(self) -> None:
+        """The part of :meth:`reset` that is not the states: update count, caches, sync flag."""
+        attrs = self.__dict__  # plain attributes: skip nn.Module.__setattr__
+        attrs["_update_count"] = 0
+        attrs["_forward_cache"] = None
+        attrs["_computed"] = None
+        attrs["_cache"] = None
+        attrs["_is_synced"] = False
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """Accumulate the batch and return the metric computed on this batch alone."""
@@ -460,7 +466,10 @@ class Metric(nn.Module):
     def _reset_states_only(self) -> None:
         attrs = self.__dict__  # states are plain attributes: skip nn.Module.__setattr__
         for name, default in self._defaults.items():
-            attrs[name] = default.detach().clone().to(self._device) if isinstance(default, Tensor) else []
+            if isinstance(default, Tensor):  # one copy, made on the metric's device
+                attrs[name] = (default.detach() if default.requires_grad else default).to(self._device, copy=True)
+            else:
+                attrs[name] = []
         attrs["_computed"] = None
 
     @contextmanager

@@ -149,3 +149,55 @@ def test_shared_state_survives_deepcopy_and_reset():
     assert twin["a"].hits is twin["b"].hits
     mc.reset()
     assert mc["a"].hits is mc["b"].hits and mc["b"].hits == 0
+
+
+class ResetCountingHits(ThresholdHits):
+    """A member with its own ``reset``: the collection must still call it."""
+
+    resets = 0
+
+    def reset(self):
+        type(self).resets += 1
+        super().reset()
+
+
+def test_reset_restores_every_member_and_calls_overridden_resets():
+    mc = lm.MetricCollection({"a": ThresholdHits(0.5), "b": ThresholdHits(0.5), "c": ResetCountingHits(0.5)})
+    assert len(mc.compute_groups) == 1
+    mc.update(torch.tensor([0.9, 0.1]))
+    mc.compute()
+    ResetCountingHits.resets = 0
+    mc.reset()
+    assert ResetCountingHits.resets == 1
+    for name in "abc":
+        member = mc[name]
+        assert member.hits is mc["a"].hits and member.hits == 0 and member.total == 0
+        assert member.update_count == 0 and member._computed is None and member._forward_cache is None
+    mc.update(torch.tensor([0.7]))
+    assert {k: float(v) for k, v in mc.compute().items()} == {"a": 1.0, "b": 1.0, "c": 1.0}
+
+
+def test_compute_shares_derived_counts_within_a_group_but_never_stale_ones():
+    from lightning_metrics.classification import MulticlassF1Score, MulticlassPrecision, MulticlassRecall
+
+    mc = lm.MetricCollection({"f1": MulticlassF1Score(3), "p": MulticlassPrecision(3), "r": MulticlassRecall(3)})
+    alone = [MulticlassF1Score(3), MulticlassPrecision(3), MulticlassRecall(3)]
+    for preds, target in [(torch.tensor([0, 1, 2, 2]), torch.tensor([0, 2, 2, 1])), (torch.tensor([1]), torch.tensor([1]))]:
+        mc.update(preds, target)
+        for metric in alone:
+            metric.update(preds, target)
+        got = mc.compute()  # a second compute after an in-place update must see the new counts
+        for (name, value), metric in zip(got.items(), alone):
+            assert torch.equal(value, metric.compute()), name
+
+
+def test_compute_of_states_made_in_inference_mode():
+    """Lightning evaluates under torch.inference_mode: states created there have no version counter."""
+    from lightning_metrics.classification import MulticlassF1Score, MulticlassPrecision
+
+    mc = lm.MetricCollection({"f1": MulticlassF1Score(3), "p": MulticlassPrecision(3)})
+    with torch.inference_mode():
+        mc.reset()
+        mc.update(torch.tensor([0, 1, 2, 2]), torch.tensor([0, 2, 2, 1]))
+        got = mc.compute()
+    assert torch.allclose(got["f1"], torch.tensor(0.5)) and torch.allclose(got["p"], torch.tensor(0.5))

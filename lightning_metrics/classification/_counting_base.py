@@ -53,7 +53,7 @@ class CountingMetric(Metric):
     def compute(self) -> Tensor:
         """The measure of everything accumulated."""
         states = {}
-        for name in self._spec.defaults():
+        for name in self._spec.state_names:
             value = getattr(self, name)
             if isinstance(value, list):
                 value = dim_zero_cat(value) if value else self._spec.empty(name, self.device)

@@ -24,6 +24,7 @@ data-dependent shapes and no host sync when ``validate_args=False``.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -33,6 +34,7 @@ from torch import Tensor
 
 from lightning_metrics.functional.classification import _inputs
 from lightning_metrics.functional.classification._measures import Counts, samples_row_values
+from lightning_metrics.utilities.memo import derived
 
 _LONG = torch.long
 
@@ -159,6 +161,11 @@ class CountSpec:
             return {"counts": ([], "cat")}
         return {"counts": (torch.zeros(self._class_shape() + (2, 2), dtype=_LONG), "sum")}
 
+    @functools.cached_property
+    def state_names(self) -> tuple[str, ...]:
+        """The names of :meth:`defaults`, without building the default tensors."""
+        return tuple(self.defaults())
+
     def _class_shape(self) -> tuple:
         return () if self.task == "binary" else (self.size,)
 
@@ -245,8 +252,8 @@ class CountSpec:
 
     # -------------------------------------------------------------- reading states back
     def counts(self, states: dict[str, Tensor]) -> Counts:
-        if self.kind == "confmat":
-            return Counts.from_confmat(states["confmat"])
+        if self.kind == "confmat":  # the metrics of a compute group share it within a collection compute
+            return derived("counts_from_confmat", states["confmat"], Counts.from_confmat)
         return Counts.from_ovr(states["counts"])
 
     def confmat(self, states: dict[str, Tensor]) -> Tensor:

@@ -60,7 +60,7 @@ def safe_divide(num: Tensor, den: Tensor, zero_division: float = 0.0) -> Tensor:
     """
     num = num if num.is_floating_point() else num.float()
     den = den if den.is_floating_point() else den.float()
-    return torch.where(den != 0, num / den, torch.full((), float(zero_division), dtype=num.dtype, device=num.device))
+    return torch.where(den != 0, num / den, float(zero_division))  # a Python scalar takes num's dtype
 
 
 Ratio = Callable[[Counts, float], "tuple[Tensor, Tensor]"]

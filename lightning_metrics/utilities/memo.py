@@ -1,0 +1,73 @@
+"""Values derived from a state, shared by the metrics of one collection ``compute``.
+
+The metrics of a compute group hold the very same state tensors, and several of them derive the
+same intermediate values from those (per-class true/false positives from one confusion matrix,
+for example). Inside :func:`shared_derivations` (``MetricCollection.compute`` opens one), such a
+value is computed once per state tensor and reused; outside it, :func:`derived` just computes.
+
+A value is keyed by the state tensor's identity and its version counter, so an in-place change of
+the state (an ``update`` in between) is never served a stale value, and the scope holds its
+tensors only while it is open. (Inference tensors have no version counter: they are keyed by
+identity alone.)
+
+>>> import torch
+>>> calls = []
+>>> def total(t):
+...     calls.append(1)
+...     return t.sum()
+>>> state = torch.tensor([1, 2, 3])
+>>> with shared_derivations():
+...     derived("total", state, total), derived("total", state, total)
+(tensor(6), tensor(6))
+>>> len(calls)  # computed once for both readers
+1
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Callable, Iterator, Optional
+
+from torch import Tensor
+
+_SCOPE: ContextVar[Optional[dict]] = ContextVar("lightning_metrics_shared_derivations", default=None)
+
+
+@contextmanager
+def shared_derivations() -> Iterator[None]:
+    """Open a scope in which :func:`derived` values are computed once per state tensor (nestable:
+    an inner scope reuses the outer one)."""
+    if _SCOPE.get() is not None:
+        yield
+        return
+    token = _SCOPE.set({})
+    try:
+        yield
+    finally:
+        _SCOPE.reset(token)
+
+
+def derived(tag: str, state: Tensor, fn: Callable[[Tensor], Any]) -> Any:
+    """``fn(state)``, shared with other readers of the same ``state`` inside :func:`shared_derivations`.
+
+    ``tag`` names the derivation (one state may have several). ``fn`` must not change ``state``,
+    and its readers must not change what it returns.
+    """
+    scope = _SCOPE.get()
+    if scope is None:
+        return fn(state)
+    key = (tag, id(state))
+    version = _version(state)
+    hit = scope.get(key)
+    if hit is not None and hit[0] is state and hit[1] == version:
+        return hit[2]
+    value = fn(state)
+    scope[key] = (state, version, value)
+    return value
+
+
+def _version(state: Tensor) -> Optional[int]:
+    # inference tensors (made under torch.inference_mode, as in Lightning's evaluation loops) have no
+    # version counter; within one scope they are only read, like the others
+    return None if state.is_inference() else state._version
