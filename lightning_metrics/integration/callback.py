@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, Iterable, Optional, Sequence, Union
 
 import lightning.pytorch as pl
@@ -93,9 +94,12 @@ class MetricsCallback(Callback):
         for hook in _UNUSED_BATCH_HOOKS:
             if getattr(type(self), hook, None) is getattr(Callback, hook, None):
                 setattr(self, hook, None)
-        # Lightning reads state_key around every hook call (profiler names): build it once
+        # Lightning formats "[Callback]{state_key}.{hook}" around every hook call (a profiler name),
+        # so the key is built once and kept short: the metric names enter it as a digest, which
+        # still tells instances apart, rather than as a list whose length grows with the metrics
+        names = hashlib.sha1(repr(self.engine.names()).encode()).hexdigest()[:12]
         self._state_key = self._generate_state_key(
-            stages=tuple(self.engine.templates), metrics=self.engine.names(), separator=self.engine.router.separator
+            stages=tuple(self.engine.templates), metrics=names, separator=self.engine.router.separator
         )
 
     @property

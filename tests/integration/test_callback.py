@@ -278,6 +278,9 @@ def test_state_key_tells_instances_apart_and_checkpoint_roundtrip(tmp_path: Path
     b = lm.MetricsCallback({"peak": MaxLogit()}, stages=("val",))
     assert a.state_key != b.state_key
     assert a.state_key == lm.MetricsCallback({"acc": CountAccuracy()}, stages=("val",)).state_key
+    # Lightning formats the key into a name around every hook call: it must not grow with the metrics
+    many = lm.MetricsCallback({f"acc_{i:02d}": CountAccuracy() for i in range(40)}, stages=("train", "val"))
+    assert len(many.state_key) < 100 and many.state_key != a.state_key
 
     saved: dict[str, Any] = {}
 
