@@ -182,7 +182,9 @@ def fit_seconds(make: Callable, train: DataLoader, val: DataLoader) -> tuple[flo
 # executed by ``trainer.fit`` do not: ``--instructions`` runs each configuration once under
 # valgrind's callgrind (about 3 minutes each, as many at a time as there are CPUs) with the
 # counting switched on around ``trainer.fit`` only, and prints the counts and their ratios. They
-# ignore cache misses and waits, so they are a floor of the time ratio, not a replacement.
+# ignore cache misses and waits, so they are a floor of the time ratio, not a replacement. A count
+# is the same for every PYTHONHASHSEED, but unrelated code changes move it by about 0.15% (CPython's
+# attribute cache and malloc are keyed by addresses): the third decimal of a ratio is noise.
 def _count_one(name: str) -> None:
     """Child side: warm up, then count the instructions of one fit (under callgrind)."""
     import subprocess
