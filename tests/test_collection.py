@@ -177,16 +177,22 @@ def test_reset_restores_every_member_and_calls_overridden_resets():
     assert {k: float(v) for k, v in mc.compute().items()} == {"a": 1.0, "b": 1.0, "c": 1.0}
 
 
-def test_compute_shares_derived_counts_within_a_group_but_never_stale_ones():
+def test_compute_shares_derived_counts_within_a_group_but_never_stale_ones(monkeypatch):
     from lightning_metrics.classification import MulticlassF1Score, MulticlassPrecision, MulticlassRecall
+    from lightning_metrics.functional.classification._measures import Counts
 
+    derivations = []
+    from_confmat = Counts.from_confmat
+    monkeypatch.setattr(Counts, "from_confmat", lambda confmat: derivations.append(1) or from_confmat(confmat))
     mc = lm.MetricCollection({"f1": MulticlassF1Score(3), "p": MulticlassPrecision(3), "r": MulticlassRecall(3)})
     alone = [MulticlassF1Score(3), MulticlassPrecision(3), MulticlassRecall(3)]
     for preds, target in [(torch.tensor([0, 1, 2, 2]), torch.tensor([0, 2, 2, 1])), (torch.tensor([1]), torch.tensor([1]))]:
         mc.update(preds, target)
         for metric in alone:
             metric.update(preds, target)
+        derivations.clear()
         got = mc.compute()  # a second compute after an in-place update must see the new counts
+        assert len(derivations) == 1  # one derivation for the three members of the group
         for (name, value), metric in zip(got.items(), alone):
             assert torch.equal(value, metric.compute()), name
 

@@ -57,10 +57,10 @@ def derived(tag: str, state: Tensor, fn: Callable[[Tensor], Any]) -> Any:
     scope = _SCOPE.get()
     if scope is None:
         return fn(state)
-    key = (tag, id(state))
+    key = (tag, id(state))  # the entry keeps ``state`` alive, so its id is not reused while the scope is open
     version = _version(state)
     hit = scope.get(key)
-    if hit is not None and hit[0] is state and hit[1] == version:
+    if hit is not None and hit[1] == version:
         return hit[2]
     value = fn(state)
     scope[key] = (state, version, value)
