@@ -1,7 +1,9 @@
-"""Update time per call, lightning_metrics vs torchmetrics, for MSE, R2 and Pearson (CPU, float32 inputs).
+"""Update time per call, lightning_metrics vs torchmetrics, for MSE, R2 and Pearson (CPU, float32 inputs),
+and the time of Kendall's tau (one update and compute) as the sample grows.
 
 Run: ``python benchmarks/regression.py``. Prints a table with microseconds per ``update`` and the ratio
-(ours / torchmetrics; below 1 means faster). Our updates compute float64 centred moments and a Chan merge,
+(ours / torchmetrics; below 1 means faster), then the Kendall table (ours counts the discordant
+pairs by sorting, O(n log^2 n); torchmetrics compares pairs, O(n^2)). Our updates compute float64 centred moments and a Chan merge,
 which costs more kernels than torchmetrics' float32 running sums: the price of staying accurate at large
 offsets (see tests/regression/test_moments.py::test_stability_at_large_offset).
 """
@@ -32,6 +34,17 @@ def time_updates(metric, preds: torch.Tensor, target: torch.Tensor, repeats: int
     return best * 1e6
 
 
+def time_kendall(metric_cls, preds: torch.Tensor, target: torch.Tensor, repeats: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        metric = metric_cls()
+        start = time.perf_counter()
+        metric.update(preds, target)
+        metric.compute()
+        best = min(best, time.perf_counter() - start)
+    return best * 1e3
+
+
 def main() -> None:
     torch.manual_seed(0)
     torch.set_num_threads(1)
@@ -59,6 +72,13 @@ def main() -> None:
     print(f"{'metric':<18} {'batch':>6} {'ours us/update':>15} {'torchmetrics us/update':>23} {'ratio':>7}")
     for name, batch, ours, theirs in rows:
         print(f"{name:<18} {batch:>6} {ours:>15.1f} {theirs:>23.1f} {ours / theirs:>7.2f}")
+    print(f"\n{'KendallRankCorrCoef':<20} {'samples':>8} {'ours ms':>9} {'torchmetrics ms':>16} {'ratio':>7}")
+    for n in (1_000, 10_000):
+        target = torch.randn(n)
+        preds = target + torch.randn(n)
+        ours = time_kendall(lm.KendallRankCorrCoef, preds, target)
+        theirs = time_kendall(torchmetrics.regression.KendallRankCorrCoef, preds, target)
+        print(f"{'update + compute':<20} {n:>8} {ours:>9.1f} {theirs:>16.1f} {ours / theirs:>7.3f}")
 
 
 if __name__ == "__main__":

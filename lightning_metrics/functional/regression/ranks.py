@@ -27,7 +27,6 @@ from lightning_metrics.functional.regression.moment_measures import result_dtype
 
 KENDALL_VARIANTS = ("a", "b", "c")
 KENDALL_ALTERNATIVES = ("two-sided", "less", "greater")
-_PAIR_BLOCK = 1 << 22  # elements per pairwise-comparison block (bounds memory at ~32 MiB of float64)
 
 
 def check_correlation_columns(preds: Tensor, target: Tensor, num_outputs: int, floating: bool) -> None:
@@ -85,19 +84,53 @@ def _tie_statistics(x: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     )
 
 
+def _tied_pairs(*columns: Tensor) -> Tensor:
+    """The number of pairs equal in every one of ``columns`` (int64)."""
+    rows = columns[0] if len(columns) == 1 else torch.stack(columns, dim=1)
+    _, counts = torch.unique(rows, dim=0 if len(columns) > 1 else None, return_counts=True)
+    return (counts * (counts - 1) // 2).sum()
+
+
+def _inversions(values: Tensor) -> Tensor:
+    """The pairs ``i < j`` with ``values[i] > values[j]`` (int64), in O(n log^2 n).
+
+    Bottom-up merge passes: at each width, every element of a right block counts the elements
+    of its left block that exceed it (one batched ``searchsorted`` over sorted blocks), then the
+    two blocks are merged by sorting. The tail is padded with +inf, which never exceeds anything.
+
+    >>> _inversions(torch.tensor([3.0, 1.0, 2.0, 2.0]))  # 3 > 1, 3 > 2, 3 > 2; equal values do not count
+    tensor(3)
+    """
+    n = values.numel()
+    size = 1 << max(n - 1, 0).bit_length()
+    merged = torch.cat([values, values.new_full((size - n,), float("inf"))])
+    total = torch.zeros((), dtype=torch.int64, device=values.device)
+    width = 1
+    while width < size:
+        blocks = merged.view(-1, 2, width)
+        left, right = blocks[:, 0].contiguous(), blocks[:, 1].contiguous()
+        total += (width - torch.searchsorted(left, right, right=True)).sum()
+        merged = blocks.reshape(-1, 2 * width).sort(dim=1).values.reshape(-1)
+        width *= 2
+    return total
+
+
 def _pair_counts(x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
-    """``C - D`` and ``C + D`` over all pairs of one column, by blocked pairwise sign products."""
+    """``C - D`` and ``C + D`` over all pairs of one column (float64), in O(n log^2 n) (Knight).
+
+    Sorted by ``x`` and then ``y``, a discordant pair is exactly an inversion of ``y``; the
+    pairs tied in neither column number ``P - T_x - T_y + T_xy`` (inclusion-exclusion over the
+    tied pairs), so ``C - D`` is that minus twice the inversions. NaN anywhere gives NaN.
+    """
+    nan = x.new_full((), float("nan"), dtype=torch.float64)
+    if bool(torch.isnan(x).any() | torch.isnan(y).any()):
+        return nan, nan
+    order = torch.argsort(y, stable=True)
+    order = order[torch.argsort(x[order], stable=True)]
+    discordant = _inversions(y[order])
     n = x.shape[0]
-    rows = max(1, _PAIR_BLOCK // max(n, 1))
-    diff = x.new_zeros((), dtype=torch.float64)
-    untied = x.new_zeros((), dtype=torch.float64)
-    for start in range(0, n, rows):
-        sx = torch.sign(x[start : start + rows, None] - x[None, :])
-        sy = torch.sign(y[start : start + rows, None] - y[None, :])
-        prod = sx * sy
-        diff = diff + prod.sum(dtype=torch.float64)
-        untied = untied + (prod != 0).sum(dtype=torch.float64)
-    return diff / 2, untied / 2  # every pair was seen twice
+    untied = n * (n - 1) // 2 - _tied_pairs(x) - _tied_pairs(y) + _tied_pairs(x, y)
+    return (untied - 2 * discordant).to(torch.float64), untied.to(torch.float64)
 
 
 def kendall_from_columns(
