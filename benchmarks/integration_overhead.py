@@ -12,7 +12,8 @@ fastest runs is printed beside it.
 
 - ``none``: no metrics at all;
 - ``floor: self.log only``: no metrics, only the 16 epoch values logged through ``self.log``
-  (constants), as the callback logs them: what Lightning's logging costs on its own;
+  (constants), as the callback logs them: what Lightning's logging costs on its own (every
+  configuration is printed against it too, "vs floor": the cost of the metric work alone);
 - ``callback``: ``lightning_metrics.MetricsCallback`` (steps return preds/target);
 - ``callback per batch``: the same with ``coalesce_batches=1`` (one update per batch);
 - ``mixin``: ``lightning_metrics.MetricsMixin`` (same engine, other door);
@@ -42,6 +43,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import lightning_metrics as lm  # noqa: E402
 
 FEATURES, CLASSES, BATCH, TRAIN_BATCHES, VAL_BATCHES, EPOCHS = 64, 10, 64, 300, 75, 2
+# Lightning's own cost of logging the callback's 16 values: each configuration is also shown against it
+FLOOR = "floor: self.log only"
 NAMES = ("MulticlassAccuracy", "MulticlassPrecision", "MulticlassRecall", "MulticlassF1Score",
          "MulticlassSpecificity", "MulticlassJaccardIndex", "MulticlassMatthewsCorrCoef", "MulticlassCohenKappa")
 
@@ -149,7 +152,7 @@ def configurations() -> dict[str, Callable[[], tuple[L.LightningModule, list]]]:
 
     return {
         "none": lambda: (MLP(), []),
-        "floor: self.log only": lambda: (MLP(), [LogOnly()]),
+        FLOOR: lambda: (MLP(), [LogOnly()]),
         "callback": lambda: (MLP(), [lm.MetricsCallback(lm.MetricCollection(eight_metrics(lm.classification)),
                                                         stages=("train", "val"))]),
         "callback per batch": lambda: (MLP(), [lm.MetricsCallback(lm.MetricCollection(eight_metrics(lm.classification)),
@@ -227,10 +230,11 @@ def count_instructions(names: list[str]) -> None:
                 if proc.returncode or not found or not int(found[-1]):
                     raise SystemExit(f"counting {name!r} failed:\n{err[-2000:]}")
                 counts[name] = int(found[-1])
-    base = counts["none"]
-    print(f"{'configuration':<24}{'instructions':>16}{'vs none':>10}")
+    base, floor = counts["none"], counts.get(FLOOR)
+    print(f"{'configuration':<24}{'instructions':>16}{'vs none':>10}{'vs floor':>10}")
     for name in names:
-        print(f"{name:<24}{counts[name]:>16,}{counts[name] / base:>9.3f}x")
+        versus_floor = f"{counts[name] / floor:>9.3f}x" if floor else f"{'-':>10}"
+        print(f"{name:<24}{counts[name]:>16,}{counts[name] / base:>9.3f}x{versus_floor}")
     print("(instructions executed by trainer.fit, counted by callgrind; PYTHONHASHSEED=0)")
 
 
@@ -273,17 +277,18 @@ def main() -> None:
     # round's own no-metrics fit cancels that drift, and the fastest runs show the cost with
     # the least interference. Both estimates are printed.
     base = times["none"]
-    tm = times.get("torchmetrics log_dict")
+    tm, floor = times.get("torchmetrics log_dict"), times.get(FLOOR)
     print(
-        f"{'configuration':<24}{'median cpu s':>13}{'vs none':>9}{'min/min':>9}{'vs tm log_dict':>16}"
+        f"{'configuration':<24}{'median cpu s':>13}{'vs none':>9}{'min/min':>9}{'vs floor':>10}{'vs tm log_dict':>16}"
         f"{'median wall s':>15}   cpu range"
     )
     for name, values in times.items():
         paired = statistics.median(v / b for v, b in zip(values, base))
         fastest = min(values) / min(base)
+        versus_floor = f"{statistics.median(v / f for v, f in zip(values, floor)):>9.3f}x" if floor else f"{'-':>10}"
         versus_tm = f"{statistics.median(v / t for v, t in zip(values, tm)):>15.2f}x" if tm else f"{'-':>16}"
         print(
-            f"{name:<24}{statistics.median(values):>13.2f}{paired:>8.3f}x{fastest:>8.3f}x{versus_tm}"
+            f"{name:<24}{statistics.median(values):>13.2f}{paired:>8.3f}x{fastest:>8.3f}x{versus_floor}{versus_tm}"
             f"{statistics.median(walls[name]):>15.2f}   {min(values):.2f}-{max(values):.2f}"
         )
     print(f"({args.repeats} interleaved rounds; 'vs none': median of the per-round ratios; 'min/min': fastest runs)")
