@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import lightning_metrics.regression as lm
 from lightning_metrics.functional.regression import kendall_rank_corrcoef
-from lightning_metrics.functional.regression.ranks import _inversions, _pair_counts
+from lightning_metrics.functional.regression.ranks import _inversions, _pair_counts, _tie_statistics
 
 
 def _pairs_by_definition(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
@@ -32,7 +32,8 @@ values = st.sampled_from([-np.inf, -2.0, -0.0, 0.0, 0.5, 1.0, 3.0, np.inf])
 def test_pair_counts_equal_the_definition_with_ties(pairs):
     x = np.array([p[0] for p in pairs], dtype=np.float64)
     y = np.array([p[1] for p in pairs], dtype=np.float64)
-    s, untied = _pair_counts(torch.from_numpy(x), torch.from_numpy(y))
+    X, Y = torch.from_numpy(x), torch.from_numpy(y)
+    s, untied = _pair_counts(X, Y, _tie_statistics(X)[0], _tie_statistics(Y)[0])
     assert (s.item(), untied.item()) == _pairs_by_definition(x, y)
     assert s.dtype == untied.dtype == torch.float64
 
@@ -45,7 +46,8 @@ def test_inversions_count_strictly_greater_earlier_elements(seq):
 
 
 def test_nan_gives_nan():
-    s, untied = _pair_counts(torch.tensor([0.0, float("nan"), 1.0]), torch.tensor([1.0, 2.0, 3.0]))
+    x, y = torch.tensor([0.0, float("nan"), 1.0]), torch.tensor([1.0, 2.0, 3.0])
+    s, untied = _pair_counts(x, y, _tie_statistics(x)[0], _tie_statistics(y)[0])
     assert s.isnan() and untied.isnan()
 
 

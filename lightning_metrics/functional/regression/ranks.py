@@ -84,13 +84,6 @@ def _tie_statistics(x: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     )
 
 
-def _tied_pairs(*columns: Tensor) -> Tensor:
-    """The number of pairs equal in every one of ``columns`` (int64)."""
-    rows = columns[0] if len(columns) == 1 else torch.stack(columns, dim=1)
-    _, counts = torch.unique(rows, dim=0 if len(columns) > 1 else None, return_counts=True)
-    return (counts * (counts - 1) // 2).sum()
-
-
 def _inversions(values: Tensor) -> Tensor:
     """The pairs ``i < j`` with ``values[i] > values[j]`` (int64), in O(n log^2 n).
 
@@ -115,22 +108,25 @@ def _inversions(values: Tensor) -> Tensor:
     return total
 
 
-def _pair_counts(x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+def _pair_counts(x: Tensor, y: Tensor, tied_x: Tensor, tied_y: Tensor) -> tuple[Tensor, Tensor]:
     """``C - D`` and ``C + D`` over all pairs of one column (float64), in O(n log^2 n) (Knight).
 
     Sorted by ``x`` and then ``y``, a discordant pair is exactly an inversion of ``y``; the
     pairs tied in neither column number ``P - T_x - T_y + T_xy`` (inclusion-exclusion over the
-    tied pairs), so ``C - D`` is that minus twice the inversions. NaN anywhere gives NaN.
+    tied pairs; ``tied_x`` and ``tied_y`` come from :func:`_tie_statistics`), so ``C - D`` is that
+    minus twice the inversions. NaN anywhere gives NaN.
     """
-    nan = x.new_full((), float("nan"), dtype=torch.float64)
     if bool(torch.isnan(x).any() | torch.isnan(y).any()):
+        nan = x.new_full((), float("nan"), dtype=torch.float64)
         return nan, nan
     order = torch.argsort(y, stable=True)
     order = order[torch.argsort(x[order], stable=True)]
     discordant = _inversions(y[order])
+    _, joint = torch.unique(torch.stack([x, y], dim=1), dim=0, return_counts=True)
+    tied_both = (joint * (joint - 1) // 2).sum()
     n = x.shape[0]
-    untied = n * (n - 1) // 2 - _tied_pairs(x) - _tied_pairs(y) + _tied_pairs(x, y)
-    return (untied - 2 * discordant).to(torch.float64), untied.to(torch.float64)
+    untied = n * (n - 1) // 2 - tied_x - tied_y + tied_both
+    return untied - 2 * discordant, untied
 
 
 def kendall_from_columns(
@@ -140,9 +136,9 @@ def kendall_from_columns(
     n = float(preds.shape[0])
     taus, p_values = [], []
     for x, y in zip(preds.t(), target.t()):
-        s, c_plus_d = _pair_counts(x.to(torch.float64), y.to(torch.float64))
         ties_x, tx1, tx2, unique_x = _tie_statistics(x)
         ties_y, ty1, ty2, unique_y = _tie_statistics(y)
+        s, c_plus_d = _pair_counts(x.to(torch.float64), y.to(torch.float64), ties_x, ties_y)
         pairs = n * (n - 1) / 2
         if variant == "a":
             tau = s / c_plus_d
