@@ -283,6 +283,40 @@ class Metric(nn.Module):
         self._in_update = False
         self._in_compute = False
 
+    # ------------------------------------------------------------- construction
+    def _configure(self, arguments: dict[str, Any]) -> None:
+        """The whole body of a metric's ``__init__``: ``self._configure(locals())``.
+
+        A public class keeps its explicit torchmetrics signature (IDEs, ``inspect.signature`` and
+        LightningCLI read it) and states only that: this step runs ``Metric.__init__`` with the
+        call's ``**kwargs``, records every other argument as an attribute of the same name, then
+        calls :meth:`_build`, where the family checks the arguments once and declares its states.
+
+        >>> import torch
+        >>> class Above(Metric):
+        ...     def __init__(self, threshold: float = 0.5, **kwargs):
+        ...         self._configure(locals())
+        ...     def _build(self):
+        ...         self.add_state("hits", torch.tensor(0), dist_reduce_fx="sum")
+        ...     def update(self, x):
+        ...         self.hits += (x > self.threshold).sum()
+        ...     def compute(self):
+        ...         return self.hits
+        >>> metric = Above(threshold=0.2, compute_on_cpu=True)
+        >>> metric.threshold, metric.compute_on_cpu
+        (0.2, True)
+        >>> metric(torch.tensor([0.1, 0.3, 0.9]))
+        tensor(2)
+        """
+        arguments = {k: v for k, v in arguments.items() if k not in ("self", "__class__")}
+        Metric.__init__(self, **arguments.pop("kwargs", {}))
+        for name, value in arguments.items():
+            setattr(self, name, value)
+        self._build()
+
+    def _build(self) -> None:
+        """Check the recorded arguments and declare the states (a family's part of ``_configure``)."""
+
     # ------------------------------------------------------------------ states
     def add_state(
         self,
