@@ -6,18 +6,18 @@
 >>> callback.state_key  # the metric names enter as a digest (a key stays short however many there are)
 "MetricsCallback{'stages': ('val',), 'metrics': '29cebc97c642', 'separator': '/'}"
 
-Importing this package registers our ``Metric`` as a virtual subclass of
-``torchmetrics.Metric`` (see :mod:`.interop`), so ``self.log("acc", metric)`` works as it does
-for torchmetrics.
+``import lightning_metrics`` already arranges that our ``Metric`` is a virtual subclass of
+``torchmetrics.Metric`` once torchmetrics is imported (see :mod:`lightning_metrics._interop`), so
+``self.log("acc", metric)`` works as it does for torchmetrics, in both Lightning packages.
 """
 
 from lightning_metrics.integration.callback import MetricsCallback
 from lightning_metrics.integration.engine import MetricsEngine
-from lightning_metrics.integration.interop import register_with_torchmetrics
+from lightning_metrics._interop import register_with_torchmetrics
 from lightning_metrics.integration.mixin import MetricsMixin
 from lightning_metrics.integration.routing import ResultKind, RoutedResult, RouteContext, Router, Sink
 
-register_with_torchmetrics()
+register_with_torchmetrics()  # torchmetrics is imported by now (Lightning depends on it)
 
 __all__ = [
     "MetricsCallback",

@@ -5,10 +5,11 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Iterable, Optional, Sequence, Union
 
-import lightning.pytorch as pl
-from lightning.pytorch.callbacks import Callback
+from typing import TYPE_CHECKING
+
 from typing_extensions import override
 
+from lightning_metrics.integration._packages import callback_bases
 from lightning_metrics.integration.coalesce import DEFAULT_MAX_BATCHES
 from lightning_metrics.integration.engine import Extract, MetricsEngine
 from lightning_metrics.integration.loggers import plot_sinks
@@ -23,7 +24,13 @@ _UNUSED_BATCH_HOOKS = (
 )
 
 
-class MetricsCallback(Callback):
+if TYPE_CHECKING:
+    import lightning.pytorch as pl
+
+_BASES = callback_bases()  # lightning.pytorch.Callback and/or pytorch_lightning.Callback
+
+
+class MetricsCallback(*_BASES):  # type: ignore[misc]
     """Track metrics for a ``LightningModule`` without metric code in it.
 
     The steps return ``{"preds": ..., "target": ...}`` (keys configurable, or ``extract``);
@@ -92,7 +99,7 @@ class MetricsCallback(Callback):
         )
         self._trainer: Optional["pl.Trainer"] = None
         for hook in _UNUSED_BATCH_HOOKS:
-            if getattr(type(self), hook, None) is getattr(Callback, hook, None):
+            if getattr(type(self), hook, None) is getattr(_BASES[0], hook, None):
                 setattr(self, hook, None)
         # Lightning formats "[Callback]{state_key}.{hook}" around every hook call (a profiler name),
         # so the key is built once and kept short: the metric names enter it as a digest, which

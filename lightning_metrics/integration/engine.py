@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterable, Mapping, MutableMapping, Optional, S
 import torch
 from torch import Tensor
 
+from lightning_metrics.integration._packages import possible_user_warnings
 from lightning_metrics.integration.coalesce import DEFAULT_MAX_BATCHES, DEFAULT_MAX_BYTES
 from lightning_metrics.integration.routing import ResultKind, RouteContext, Router, classify
 from lightning_metrics.integration.sampler import ShardPadding, leading_len, plan_padding, trim_batch
@@ -424,11 +425,10 @@ class MetricsEngine:
         if trainer.world_size > 1 and key not in self._quiet_keys:
             # The value is computed from synced states, equal on every rank: Lightning's advice to
             # pass sync_dist=True would only add one all_reduce per key. Silence it for our keys.
-            from lightning.pytorch.utilities.warnings import PossibleUserWarning
-
-            warnings.filterwarnings(
-                "ignore", message=re.escape(f"It is recommended to use `self.log({key!r}"), category=PossibleUserWarning
-            )
+            for category in possible_user_warnings():
+                warnings.filterwarnings(
+                    "ignore", message=re.escape(f"It is recommended to use `self.log({key!r}"), category=category
+                )
             self._quiet_keys.add(key)
         # Logged once per epoch: the "sum" of that one value is the value, and spares Lightning the
         # batch-size weights it keeps for "mean" (one state less to create, update and divide by).
@@ -464,7 +464,7 @@ class MetricsEngine:
     def _warn_once(self, token: tuple, message: str) -> None:
         if token not in self._warned:
             self._warned.add(token)
-            from lightning.pytorch.utilities.rank_zero import rank_zero_warn
+            from lightning_utilities.core.rank_zero import rank_zero_warn  # both Lightning packages' own
 
             rank_zero_warn(message, category=UserWarning)
 
