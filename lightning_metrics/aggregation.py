@@ -16,6 +16,7 @@ from typing import Any, Callable, Optional, Union
 import torch
 from torch import Tensor
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.metric import Metric
 from lightning_metrics.utilities.data import dim_zero_cat
 from lightning_metrics.wrappers.running import Running
@@ -113,8 +114,9 @@ class MaxMetric(BaseAggregator):
     tensor(5.)
     """
 
+    plot = _plot_methods.plot_value
+
     full_state_update: bool = True
-    higher_is_better = True
 
     def __init__(self, nan_strategy: NanStrategy = "warn", **kwargs: Any) -> None:
         super().__init__("max", -torch.tensor(float("inf")), nan_strategy, state_name="max_value", **kwargs)
@@ -136,8 +138,9 @@ class MinMetric(BaseAggregator):
     tensor(2.)
     """
 
+    plot = _plot_methods.plot_value
+
     full_state_update: bool = True
-    higher_is_better = False
 
     def __init__(self, nan_strategy: NanStrategy = "warn", **kwargs: Any) -> None:
         super().__init__("min", torch.tensor(float("inf")), nan_strategy, state_name="min_value", **kwargs)
@@ -158,6 +161,8 @@ class SumMetric(BaseAggregator):
     >>> metric.compute()
     tensor(6.)
     """
+
+    plot = _plot_methods.plot_value
 
     def __init__(self, nan_strategy: NanStrategy = "warn", **kwargs: Any) -> None:
         super().__init__("sum", torch.tensor(0.0), nan_strategy, state_name="sum_value", **kwargs)
@@ -204,6 +209,8 @@ class MeanMetric(BaseAggregator):
     >>> metric.compute()
     tensor(2.)
     """
+
+    plot = _plot_methods.plot_value
 
     def __init__(self, nan_strategy: NanStrategy = "warn", **kwargs: Any) -> None:
         super().__init__("sum", torch.tensor(0.0), nan_strategy, state_name="mean_value", **kwargs)

@@ -167,20 +167,23 @@ def sync_states_with(metric: "Metric", dist_sync_fn: Callable, group: Optional[A
     return out
 
 
-def gather_all_tensors(tensor: Tensor, group: Optional[Any] = None) -> list[Tensor]:
+def gather_all_tensors(result: Tensor, group: Optional[Any] = None) -> list[Tensor]:
     """Gather a tensor from every process; shapes may differ in every dimension.
 
     Usable as ``dist_sync_fn``. Two collectives: the shapes, then the padded data.
+
+    >>> gather_all_tensors(torch.tensor([1, 2]))  # a single process: its own tensor
+    [tensor([1, 2])]
     """
     if world_size(group) == 1:
-        return [tensor]
-    shape = torch.tensor(list(tensor.shape) + [0] * (_MAX_NDIM - tensor.ndim), device=tensor.device)
+        return [result]
+    shape = torch.tensor(list(result.shape) + [0] * (_MAX_NDIM - result.ndim), device=result.device)
     shapes = _all_gather(shape, group)
-    sizes = [int(torch.prod(s[: tensor.ndim])) if tensor.ndim else 1 for s in shapes]
-    buffer = torch.zeros(max(sizes), dtype=tensor.dtype, device=tensor.device)
-    buffer[: tensor.numel()] = tensor.reshape(-1)
+    sizes = [int(torch.prod(s[: result.ndim])) if result.ndim else 1 for s in shapes]
+    buffer = torch.zeros(max(sizes), dtype=result.dtype, device=result.device)
+    buffer[: result.numel()] = result.reshape(-1)
     datas = _all_gather(buffer, group)
-    return [d[:n].reshape(tuple(int(x) for x in s[: tensor.ndim])) for d, n, s in zip(datas, sizes, shapes)]
+    return [d[:n].reshape(tuple(int(x) for x in s[: result.ndim])) for d, n, s in zip(datas, sizes, shapes)]
 
 
 # ----------------------------------------------------------------- internals

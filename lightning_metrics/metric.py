@@ -17,7 +17,7 @@ from typing import Any, Callable, Generator, Hashable, Optional, Union
 import torch
 from torch import Tensor, nn
 
-from lightning_metrics import distributed
+from lightning_metrics import _plot_methods, distributed
 from lightning_metrics.utilities.data import (
     dim_zero_cat,
     dim_zero_max,
@@ -58,6 +58,15 @@ def reduction_kind(fx: Any) -> str:
     if isinstance(fx, str):
         return fx
     return _KIND_OF_FN.get(fx, "custom")
+
+
+def jit_distributed_available() -> bool:
+    """Whether a default process group is initialised (torchmetrics' name for it).
+
+    >>> jit_distributed_available()
+    False
+    """
+    return distributed.is_available()
 
 
 def merge_two(kind: str, fx: Any, current: State, incoming: State) -> State:
@@ -232,6 +241,10 @@ class Metric(nn.Module):
     # per-update resampling) keep the default, False.
     additive_update: bool = False
 
+    # Arguments the signature leaves to ``**kwargs`` (as torchmetrics does), with their defaults:
+    # ``_configure`` records them as attributes (see there).
+    _keyword_arguments: dict[str, Any] = {}
+
     # Optional plotting hints, read by ``lightning_metrics.plotting`` (torchmetrics names).
     plot_lower_bound: Optional[float] = None
     plot_upper_bound: Optional[float] = None
@@ -291,6 +304,9 @@ class Metric(nn.Module):
         LightningCLI read it) and states only that: this step runs ``Metric.__init__`` with the
         call's ``**kwargs``, records every other argument as an attribute of the same name, then
         calls :meth:`_build`, where the family checks the arguments once and declares its states.
+        Arguments that torchmetrics takes through ``**kwargs`` (``zero_division`` of the stat-score
+        family, say) are declared with their defaults in the class attribute ``_keyword_arguments``
+        and recorded the same way.
 
         >>> import torch
         >>> class Above(Metric):
@@ -309,7 +325,11 @@ class Metric(nn.Module):
         tensor(2)
         """
         arguments = {k: v for k, v in arguments.items() if k not in ("self", "__class__")}
-        Metric.__init__(self, **arguments.pop("kwargs", {}))
+        kwargs = dict(arguments.pop("kwargs", {}))
+        for name, default in type(self)._keyword_arguments.items():
+            if name not in arguments:
+                arguments[name] = kwargs.pop(name, default)
+        Metric.__init__(self, **kwargs)
         for name, value in arguments.items():
             setattr(self, name, value)
         self._build()
@@ -773,11 +793,8 @@ class Metric(nn.Module):
         accepted = _update_keywords(type(self))
         return kwargs if accepted is None else {k: v for k, v in kwargs.items() if k in accepted}
 
-    def plot(self, val: Any = None, ax: Any = None) -> Any:
-        """Draw the value (or the current ``compute()``) with matplotlib; returns ``(fig, ax)``."""
-        from lightning_metrics import plotting
-
-        return plotting.plot_metric(self, val=val, ax=ax)
+    # torchmetrics' signature for the base class; families pick theirs from _plot_methods
+    plot = _plot_methods.plot_any
 
     def __hash__(self) -> int:  # identity: states change, and comparisons build metrics
         return object.__hash__(self)

@@ -203,8 +203,12 @@ def plot_confusion_matrix(
     normalize: Optional[str] = None,
     ax: Any = None,
     title: Optional[str] = None,
+    add_text: bool = True,
+    cmap: Any = None,
 ) -> tuple[Any, Any]:
     """A heat-map with the values in the cells, true classes down and predicted across.
+
+    ``add_text=False`` leaves the cells blank; ``cmap`` is a matplotlib colour map (``viridis``).
 
     A stack ``(L, 2, 2)`` (multilabel) is drawn as a grid of 2x2 matrices, one per label
     (``class_names`` name the labels); ``ax`` is then a sequence of at least ``L`` axes.
@@ -216,7 +220,7 @@ def plot_confusion_matrix(
     """
     matrix = _as_tensor(matrix)
     if matrix.ndim == 3:
-        return _plot_confusion_grid(matrix, class_names, normalize, ax, title)
+        return _plot_confusion_grid(matrix, class_names, normalize, ax, title, add_text, cmap)
     if matrix.ndim != 2:
         raise ValueError(
             f"Argument `matrix` must be 2-D or a stack of 2x2 matrices, got shape {tuple(matrix.shape)}"
@@ -225,7 +229,7 @@ def plot_confusion_matrix(
     rows, cols = values.shape
     side = max(3.5, 0.55 * max(rows, cols) + 1.8)
     fig, ax = _subplots(ax, figsize=(side + 0.8, side))
-    image = ax.imshow(values.numpy(), cmap="viridis", interpolation="nearest")
+    image = ax.imshow(values.numpy(), cmap=cmap or "viridis", interpolation="nearest")
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
     square = rows == cols
     if max(rows, cols) <= 50:  # beyond that, one label per class is unreadable (and slow to lay out)
@@ -235,7 +239,7 @@ def plot_confusion_matrix(
         ax.set_yticks(range(rows), _labels(rows, class_names))
     ax.set_xlabel("Predicted" if square else "column")
     ax.set_ylabel("True" if square else "row")
-    if rows * cols <= 900:
+    if add_text and rows * cols <= 900:
         finite = values[torch.isfinite(values)]
         middle = float(finite.min() + finite.max()) / 2 if finite.numel() else 0.0
         for r in range(rows):
@@ -256,7 +260,13 @@ def plot_confusion_matrix(
 
 
 def _plot_confusion_grid(
-    matrices: Tensor, names: Optional[Sequence[Any]], normalize: Optional[str], ax: Any, title: Optional[str]
+    matrices: Tensor,
+    names: Optional[Sequence[Any]],
+    normalize: Optional[str],
+    ax: Any,
+    title: Optional[str],
+    add_text: bool = True,
+    cmap: Any = None,
 ) -> tuple[Any, Any]:
     count = matrices.shape[0]
     columns = int(torch.tensor(count).float().sqrt().ceil())
@@ -272,7 +282,9 @@ def _plot_confusion_grid(
             )
         fig = flat[0].get_figure()
     for i, (axis, label) in enumerate(zip(flat, _labels(count, names))):
-        plot_confusion_matrix(matrices[i], class_names=["0", "1"], normalize=normalize, ax=axis, title=label)
+        plot_confusion_matrix(
+            matrices[i], class_names=["0", "1"], normalize=normalize, ax=axis, title=label, add_text=add_text, cmap=cmap
+        )
     for axis in flat[count:]:
         axis.set_visible(False)
     if title:
@@ -399,7 +411,7 @@ def plot_metric(metric: Any, val: Any = None, ax: Any = None) -> tuple[Any, Any]
         val = metric.compute()
     kind = value_kind(val)
     names = _metric_class_names(metric)
-    label = getattr(metric, "plot_legend_name", None) or type(metric).__name__
+    label = type(metric).__name__
     bounds = dict(
         lower_bound=getattr(metric, "plot_lower_bound", None),
         upper_bound=getattr(metric, "plot_upper_bound", None),

@@ -12,8 +12,15 @@ from typing import Any, Callable, Hashable, Optional
 
 from torch import Tensor
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.functional.classification import _inputs
-from lightning_metrics.functional.classification._core import Reduction
+from lightning_metrics.functional.classification._core import (
+    Reduction,
+    binary_spec,
+    multiclass_spec,
+    multilabel_spec,
+    reduction,
+)
 from lightning_metrics.functional.classification._counts import CountSpec
 from lightning_metrics.metric import Metric
 from lightning_metrics.utilities import dim_zero_cat
@@ -21,6 +28,8 @@ from lightning_metrics.utilities import dim_zero_cat
 
 class CountingMetric(Metric):
     """Accumulates a count statistic and reduces it; subclasses only pick spec and reduction."""
+
+    plot = _plot_methods.plot_value
 
     is_differentiable = False
     higher_is_better: Optional[bool] = True
@@ -61,6 +70,38 @@ class CountingMetric(Metric):
         return self._reduction(self._spec, states)
 
 
+class RatioMetric(CountingMetric):
+    """A count-ratio measure of one task (stat scores, accuracy, precision, ..., hamming distance).
+
+    A subclass names its task and measure (``_task, _measure = "multiclass", "accuracy"``) and
+    its ``__init__`` is torchmetrics' signature with the body ``self._configure(locals())``;
+    :meth:`_build` makes the statistic and the reduction from the recorded arguments.
+    """
+
+    _keyword_arguments = {"zero_division": 0}  # torchmetrics takes it through **kwargs
+    _task: str
+    _measure: str
+
+    def _build(self) -> None:
+        beta = getattr(self, "beta", 1.0)
+        if self._task == "binary":
+            red = reduction(self._measure, zero_division=self.zero_division, beta=beta)
+            spec = binary_spec(self.threshold, self.multidim_average, self.ignore_index, self.validate_args)
+        elif self._task == "multiclass":
+            red = reduction(self._measure, self.average, self.zero_division, beta)
+            spec = multiclass_spec(
+                self.num_classes, self.top_k, self.multidim_average, self.ignore_index, self.validate_args,
+                reduction=red,
+            )
+        else:
+            red = reduction(self._measure, self.average, self.zero_division, beta, samples=self._measure != "stat_scores")
+            spec = multilabel_spec(
+                self.num_labels, self.threshold, self.multidim_average, self.ignore_index, self.validate_args,
+                reduction=red,
+            )
+        self._setup(spec, red)
+
+
 def build_for_task(
     task: Any,
     classes: dict[str, Callable[..., Metric]],
@@ -69,4 +110,8 @@ def build_for_task(
 ) -> Metric:
     """The task wrappers' ``__new__``: the class of ``task`` built with its arguments."""
     task = _inputs.check_task(task, tuple(classes))
-    return classes[task](**per_task.get(task, {}), **common)
+    args = per_task.get(task, {})
+    for size in ("num_classes", "num_labels"):  # the task classes may allow None; the wrappers do not
+        if size in args and (isinstance(args[size], bool) or not isinstance(args[size], int)):
+            raise ValueError(f"Argument `{size}` must be an int for task={task!r}, got {args[size]!r}")
+    return classes[task](**args, **common)

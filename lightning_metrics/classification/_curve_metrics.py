@@ -14,6 +14,7 @@ from typing import Any, Hashable, Optional, Union
 import torch
 from torch import Tensor
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.functional.classification._curve_core import (
     Curves,
     CurveSpec,
@@ -120,6 +121,22 @@ class CurveMetric(Metric):
 
 
 # --------------------------------------------------------------------------- PR curve
+class _Bounded:
+    """Plotting hints of the summaries of a curve (values in [0, 1], as torchmetrics gives them);
+    mixed in before the curve class they derive from, whose own hints are unset."""
+
+    plot_lower_bound: Optional[float] = 0.0
+    plot_upper_bound: Optional[float] = 1.0
+
+
+class _PerClass(_Bounded):
+    plot_legend_name: Optional[str] = "Class"
+
+
+class _PerLabel(_Bounded):
+    plot_legend_name: Optional[str] = "Label"
+
+
 class BinaryPrecisionRecallCurve(CurveMetric):
     """Precision-recall curve of binary scores: ``(precision, recall, thresholds)``.
 
@@ -131,6 +148,9 @@ class BinaryPrecisionRecallCurve(CurveMetric):
      tensor([1.0000, 1.0000, 0.5000, 0.5000, 0.0000, 0.0000]),
      tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000]))
     """
+
+    plot = _plot_methods.plot_curve
+    plot_lower_bound = plot_upper_bound = None
 
     def __init__(
         self,
@@ -161,7 +181,9 @@ class MulticlassPrecisionRecallCurve(CurveMetric):
             [   nan,    nan,    nan, 0.0000]])
     """
 
-    plot_legend_name = "Class"
+    plot = _plot_methods.plot_curve
+    plot_lower_bound = plot_upper_bound = None
+
     task = "multiclass"
 
     def __init__(
@@ -195,7 +217,9 @@ class MultilabelPrecisionRecallCurve(CurveMetric):
     [tensor([0.3333, 0.5000, 1.0000, 1.0000]), tensor([0.3333, 0.5000, 0.0000, 1.0000])]
     """
 
-    plot_legend_name = "Label"
+    plot = _plot_methods.plot_curve
+    plot_lower_bound = plot_upper_bound = None
+
     task = "multilabel"
 
     def __init__(
@@ -215,7 +239,7 @@ class MultilabelPrecisionRecallCurve(CurveMetric):
 
 
 # -------------------------------------------------------------------------------- ROC
-class BinaryROC(BinaryPrecisionRecallCurve):
+class BinaryROC(_Bounded, BinaryPrecisionRecallCurve):
     """ROC curve of binary scores: ``(fpr, tpr, thresholds)`` with decreasing thresholds.
 
     >>> import torch
@@ -229,7 +253,7 @@ class BinaryROC(BinaryPrecisionRecallCurve):
         return roc_curves(self._spec, self._state())  # type: ignore[return-value]
 
 
-class MulticlassROC(MulticlassPrecisionRecallCurve):
+class MulticlassROC(_PerClass, MulticlassPrecisionRecallCurve):
     """One-vs-rest ROC curves per class, or one ``micro`` / ``macro`` averaged curve.
 
     >>> import torch
@@ -243,11 +267,13 @@ class MulticlassROC(MulticlassPrecisionRecallCurve):
             [0.0000, 0.3333, 1.0000]])
     """
 
+    plot = _plot_methods.plot_curve_with_labels
+
     def compute(self) -> Curves:
         return multiclass_curve("roc", self._spec, self._state(), self.average)
 
 
-class MultilabelROC(MultilabelPrecisionRecallCurve):
+class MultilabelROC(_PerLabel, MultilabelPrecisionRecallCurve):
     """ROC curve of every label.
 
     >>> import torch
@@ -260,12 +286,14 @@ class MultilabelROC(MultilabelPrecisionRecallCurve):
             [0., 1., 1.]])
     """
 
+    plot = _plot_methods.plot_curve_with_labels
+
     def compute(self) -> Curves:
         return roc_curves(self._spec, self._state())
 
 
 # ------------------------------------------------------------------------------ AUROC
-class BinaryAUROC(BinaryPrecisionRecallCurve):
+class BinaryAUROC(_Bounded, BinaryPrecisionRecallCurve):
     """Area under the ROC curve; with ``max_fpr`` the McClish-standardized partial area.
 
     >>> import torch
@@ -274,6 +302,8 @@ class BinaryAUROC(BinaryPrecisionRecallCurve):
     >>> metric.compute()
     tensor(0.7500)
     """
+
+    plot = _plot_methods.plot_value
 
     higher_is_better = True
 
@@ -295,7 +325,7 @@ class BinaryAUROC(BinaryPrecisionRecallCurve):
         return auroc_compute(self._spec, self._state(), None, self.max_fpr)
 
 
-class MulticlassAUROC(MulticlassPrecisionRecallCurve):
+class MulticlassAUROC(_PerClass, MulticlassPrecisionRecallCurve):
     """One-vs-rest AUROC averaged over classes (``macro``, ``weighted`` by support, ``none``).
 
     >>> import torch
@@ -306,6 +336,8 @@ class MulticlassAUROC(MulticlassPrecisionRecallCurve):
     >>> metric.compute()
     tensor([1., 1., 1.])
     """
+
+    plot = _plot_methods.plot_value
 
     higher_is_better = True
 
@@ -326,7 +358,7 @@ class MulticlassAUROC(MulticlassPrecisionRecallCurve):
         return auroc_compute(self._spec, self._state(), self.average, None)
 
 
-class MultilabelAUROC(MultilabelPrecisionRecallCurve):
+class MultilabelAUROC(_PerLabel, MultilabelPrecisionRecallCurve):
     """AUROC of every label, averaged (``micro``, ``macro``, ``weighted``, ``none``).
 
     >>> import torch
@@ -337,6 +369,8 @@ class MultilabelAUROC(MultilabelPrecisionRecallCurve):
     >>> metric.compute()
     tensor(0.8125)
     """
+
+    plot = _plot_methods.plot_value
 
     higher_is_better = True
 
@@ -358,7 +392,7 @@ class MultilabelAUROC(MultilabelPrecisionRecallCurve):
 
 
 # ------------------------------------------------------------------ average precision
-class BinaryAveragePrecision(BinaryPrecisionRecallCurve):
+class BinaryAveragePrecision(_Bounded, BinaryPrecisionRecallCurve):
     """Average precision: the step-wise area under the precision-recall curve.
 
     >>> import torch
@@ -368,13 +402,15 @@ class BinaryAveragePrecision(BinaryPrecisionRecallCurve):
     tensor(0.8333)
     """
 
+    plot = _plot_methods.plot_value
+
     higher_is_better = True
 
     def compute(self) -> Tensor:  # type: ignore[override]
         return average_precision_compute(self._spec, self._state(), None)
 
 
-class MulticlassAveragePrecision(MulticlassPrecisionRecallCurve):
+class MulticlassAveragePrecision(_PerClass, MulticlassPrecisionRecallCurve):
     """One-vs-rest average precision averaged over classes (``macro``, ``weighted``, ``none``).
 
     >>> import torch
@@ -385,6 +421,8 @@ class MulticlassAveragePrecision(MulticlassPrecisionRecallCurve):
     >>> metric.compute()
     tensor(0.9167)
     """
+
+    plot = _plot_methods.plot_value
 
     higher_is_better = True
 
@@ -405,7 +443,7 @@ class MulticlassAveragePrecision(MulticlassPrecisionRecallCurve):
         return average_precision_compute(self._spec, self._state(), self.average)
 
 
-class MultilabelAveragePrecision(MultilabelPrecisionRecallCurve):
+class MultilabelAveragePrecision(_PerLabel, MultilabelPrecisionRecallCurve):
     """Average precision of every label, averaged (``micro``, ``macro``, ``weighted``, ``none``).
 
     >>> import torch
@@ -416,6 +454,8 @@ class MultilabelAveragePrecision(MultilabelPrecisionRecallCurve):
     >>> metric.compute()
     tensor([1.0000, 0.5000])
     """
+
+    plot = _plot_methods.plot_value
 
     higher_is_better = True
 

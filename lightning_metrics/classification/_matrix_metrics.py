@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.classification._counting_base import CountingMetric
 from lightning_metrics.functional.classification._core import (
     binary_spec,
@@ -50,6 +51,8 @@ class MulticlassJaccardIndex(CountingMetric):
     tensor(0.6667)
     """
 
+    plot_legend_name = "Class"
+
     def __init__(
         self,
         num_classes: int,
@@ -74,6 +77,8 @@ class MultilabelJaccardIndex(CountingMetric):
     >>> metric(tensor([[0, 0, 1], [1, 0, 1]]), tensor([[0, 1, 0], [1, 0, 1]]))
     tensor(0.5000)
     """
+
+    plot_legend_name = "Label"
 
     def __init__(
         self,
@@ -118,6 +123,8 @@ class MulticlassMatthewsCorrCoef(CountingMetric):
     tensor(0.7000)
     """
 
+    plot_legend_name = "Class"
+
     plot_lower_bound = -1.0
 
     def __init__(
@@ -137,6 +144,8 @@ class MultilabelMatthewsCorrCoef(CountingMetric):
     >>> metric(tensor([[0, 0, 1], [1, 0, 1]]), tensor([[0, 1, 0], [1, 0, 1]]))
     tensor(0.3333)
     """
+
+    plot_legend_name = "Label"
 
     plot_lower_bound = -1.0
 
@@ -188,6 +197,8 @@ class MulticlassCohenKappa(CountingMetric):
     tensor(0.6364)
     """
 
+    plot_legend_name = "Class"
+
     def __init__(
         self,
         num_classes: int,
@@ -212,6 +223,8 @@ class BinaryConfusionMatrix(CountingMetric):
     tensor([[1, 1],
             [1, 1]])
     """
+
+    plot = _plot_methods.plot_confusion_matrix
 
     higher_is_better = None
     plot_lower_bound = plot_upper_bound = None
@@ -242,6 +255,8 @@ class MulticlassConfusionMatrix(CountingMetric):
             [0, 0, 1]])
     """
 
+    plot = _plot_methods.plot_confusion_matrix
+
     higher_is_better = None
     plot_lower_bound = plot_upper_bound = None
 
@@ -269,6 +284,8 @@ class MultilabelConfusionMatrix(CountingMetric):
     tensor([[0, 1],
             [0, 1]])
     """
+
+    plot = _plot_methods.plot_confusion_matrix
 
     higher_is_better = None
     plot_lower_bound = plot_upper_bound = None
@@ -298,6 +315,8 @@ class MulticlassExactMatch(CountingMetric):
     tensor(0.5000)
     """
 
+    plot_legend_name = "Class"
+
     def __init__(
         self,
         num_classes: int,
@@ -321,6 +340,8 @@ class MultilabelExactMatch(CountingMetric):
     >>> metric(tensor([[0, 0, 1], [1, 0, 1]]), tensor([[0, 1, 0], [1, 0, 1]]))
     tensor(0.5000)
     """
+
+    plot_legend_name = "Label"
 
     def __init__(
         self,

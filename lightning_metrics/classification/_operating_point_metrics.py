@@ -10,8 +10,12 @@ from typing import Any, Optional
 
 from torch import Tensor
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.classification._curve_metrics import (
     BinaryPrecisionRecallCurve,
+    _Bounded,
+    _PerClass,
+    _PerLabel,
     BinaryROC,
     MulticlassPrecisionRecallCurve,
     MulticlassROC,
@@ -69,7 +73,7 @@ def _binary_init(
     self._set_minimum(minimum)
 
 
-class BinaryPrecisionAtFixedRecall(_OperatingPoint, BinaryPrecisionRecallCurve):
+class BinaryPrecisionAtFixedRecall(_OperatingPoint, _Bounded, BinaryPrecisionRecallCurve):
     """Highest precision with recall >= ``min_recall``, and its threshold.
 
     >>> import torch
@@ -78,6 +82,8 @@ class BinaryPrecisionAtFixedRecall(_OperatingPoint, BinaryPrecisionRecallCurve):
     >>> metric.compute()
     (tensor(1.), tensor(0.8000))
     """
+
+    plot = _plot_methods.plot_value
 
     curve, selector, minimum_name = "pr", precision_at_recall, "min_recall"
 
@@ -92,7 +98,7 @@ class BinaryPrecisionAtFixedRecall(_OperatingPoint, BinaryPrecisionRecallCurve):
         _binary_init(self, min_recall, thresholds, ignore_index, validate_args, kwargs)
 
 
-class BinaryRecallAtFixedPrecision(_OperatingPoint, BinaryPrecisionRecallCurve):
+class BinaryRecallAtFixedPrecision(_OperatingPoint, _Bounded, BinaryPrecisionRecallCurve):
     """Highest recall with precision >= ``min_precision``, and its threshold.
 
     >>> import torch
@@ -101,6 +107,8 @@ class BinaryRecallAtFixedPrecision(_OperatingPoint, BinaryPrecisionRecallCurve):
     >>> metric.compute()
     (tensor(1.), tensor(0.3500))
     """
+
+    plot = _plot_methods.plot_value
 
     curve, selector, minimum_name = "pr", recall_at_precision, "min_precision"
 
@@ -115,7 +123,7 @@ class BinaryRecallAtFixedPrecision(_OperatingPoint, BinaryPrecisionRecallCurve):
         _binary_init(self, min_precision, thresholds, ignore_index, validate_args, kwargs)
 
 
-class BinarySensitivityAtSpecificity(_OperatingPoint, BinaryPrecisionRecallCurve):
+class BinarySensitivityAtSpecificity(_OperatingPoint, _Bounded, BinaryPrecisionRecallCurve):
     """Highest sensitivity with specificity >= ``min_specificity``, and its threshold.
 
     >>> import torch
@@ -138,7 +146,7 @@ class BinarySensitivityAtSpecificity(_OperatingPoint, BinaryPrecisionRecallCurve
         _binary_init(self, min_specificity, thresholds, ignore_index, validate_args, kwargs)
 
 
-class BinarySpecificityAtSensitivity(_OperatingPoint, BinaryPrecisionRecallCurve):
+class BinarySpecificityAtSensitivity(_OperatingPoint, _Bounded, BinaryPrecisionRecallCurve):
     """Highest specificity with sensitivity >= ``min_sensitivity``, and its threshold.
 
     >>> import torch
@@ -178,7 +186,7 @@ def _multi_init(
     self._set_minimum(minimum)
 
 
-class MulticlassPrecisionAtFixedRecall(_OperatingPoint, MulticlassPrecisionRecallCurve):
+class MulticlassPrecisionAtFixedRecall(_OperatingPoint, _PerClass, MulticlassPrecisionRecallCurve):
     """Per class (one-vs-rest): highest precision with recall >= ``min_recall``, and its threshold.
 
     >>> import torch
@@ -188,6 +196,8 @@ class MulticlassPrecisionAtFixedRecall(_OperatingPoint, MulticlassPrecisionRecal
     >>> metric.compute()
     (tensor([0.6667, 1.0000, 1.0000]), tensor([0.3000, 0.5000, 0.6000]))
     """
+
+    plot = _plot_methods.plot_value
 
     curve, selector, minimum_name = "pr", precision_at_recall, "min_recall"
 
@@ -212,7 +222,7 @@ class MulticlassPrecisionAtFixedRecall(_OperatingPoint, MulticlassPrecisionRecal
         )
 
 
-class MulticlassRecallAtFixedPrecision(_OperatingPoint, MulticlassPrecisionRecallCurve):
+class MulticlassRecallAtFixedPrecision(_OperatingPoint, _PerClass, MulticlassPrecisionRecallCurve):
     """Per class (one-vs-rest): highest recall with precision >= ``min_precision``, and its threshold.
 
     >>> import torch
@@ -222,6 +232,8 @@ class MulticlassRecallAtFixedPrecision(_OperatingPoint, MulticlassPrecisionRecal
     >>> metric.compute()
     (tensor([0.5000, 1.0000, 1.0000]), tensor([0.7000, 0.5000, 0.6000]))
     """
+
+    plot = _plot_methods.plot_value
 
     curve, selector, minimum_name = "pr", recall_at_precision, "min_precision"
 
@@ -246,7 +258,7 @@ class MulticlassRecallAtFixedPrecision(_OperatingPoint, MulticlassPrecisionRecal
         )
 
 
-class MulticlassSensitivityAtSpecificity(_OperatingPoint, MulticlassPrecisionRecallCurve):
+class MulticlassSensitivityAtSpecificity(_OperatingPoint, _PerClass, MulticlassPrecisionRecallCurve):
     """Per class (one-vs-rest): highest sensitivity with specificity >= ``min_specificity``.
 
     >>> import torch
@@ -280,7 +292,7 @@ class MulticlassSensitivityAtSpecificity(_OperatingPoint, MulticlassPrecisionRec
         )
 
 
-class MulticlassSpecificityAtSensitivity(_OperatingPoint, MulticlassPrecisionRecallCurve):
+class MulticlassSpecificityAtSensitivity(_OperatingPoint, _PerClass, MulticlassPrecisionRecallCurve):
     """Per class (one-vs-rest): highest specificity with sensitivity >= ``min_sensitivity``.
 
     >>> import torch
@@ -314,7 +326,7 @@ class MulticlassSpecificityAtSensitivity(_OperatingPoint, MulticlassPrecisionRec
         )
 
 
-class MultilabelPrecisionAtFixedRecall(_OperatingPoint, MultilabelPrecisionRecallCurve):
+class MultilabelPrecisionAtFixedRecall(_OperatingPoint, _PerLabel, MultilabelPrecisionRecallCurve):
     """Per label: highest precision with recall >= ``min_recall``, and its threshold.
 
     >>> import torch
@@ -325,6 +337,8 @@ class MultilabelPrecisionAtFixedRecall(_OperatingPoint, MultilabelPrecisionRecal
     >>> metric.compute()
     (tensor([1.0000, 0.5000]), tensor([0.8000, 0.6000]))
     """
+
+    plot = _plot_methods.plot_value
 
     curve, selector, minimum_name = "pr", precision_at_recall, "min_recall"
 
@@ -349,7 +363,7 @@ class MultilabelPrecisionAtFixedRecall(_OperatingPoint, MultilabelPrecisionRecal
         )
 
 
-class MultilabelRecallAtFixedPrecision(_OperatingPoint, MultilabelPrecisionRecallCurve):
+class MultilabelRecallAtFixedPrecision(_OperatingPoint, _PerLabel, MultilabelPrecisionRecallCurve):
     """Per label: highest recall with precision >= ``min_precision``, and its threshold.
 
     >>> import torch
@@ -360,6 +374,8 @@ class MultilabelRecallAtFixedPrecision(_OperatingPoint, MultilabelPrecisionRecal
     >>> metric.compute()
     (tensor([1., 1.]), tensor([0.8000, 0.6000]))
     """
+
+    plot = _plot_methods.plot_value
 
     curve, selector, minimum_name = "pr", recall_at_precision, "min_precision"
 
@@ -384,7 +400,7 @@ class MultilabelRecallAtFixedPrecision(_OperatingPoint, MultilabelPrecisionRecal
         )
 
 
-class MultilabelSensitivityAtSpecificity(_OperatingPoint, MultilabelPrecisionRecallCurve):
+class MultilabelSensitivityAtSpecificity(_OperatingPoint, _PerLabel, MultilabelPrecisionRecallCurve):
     """Per label: highest sensitivity with specificity >= ``min_specificity``, and its threshold.
 
     >>> import torch
@@ -419,7 +435,7 @@ class MultilabelSensitivityAtSpecificity(_OperatingPoint, MultilabelPrecisionRec
         )
 
 
-class MultilabelSpecificityAtSensitivity(_OperatingPoint, MultilabelPrecisionRecallCurve):
+class MultilabelSpecificityAtSensitivity(_OperatingPoint, _PerLabel, MultilabelPrecisionRecallCurve):
     """Per label: highest specificity with sensitivity >= ``min_sensitivity``, and its threshold.
 
     >>> import torch
@@ -465,6 +481,8 @@ class BinaryEER(BinaryROC):
     tensor(0.5000)
     """
 
+    plot = _plot_methods.plot_value
+
     def compute(self) -> Tensor:  # type: ignore[override]
         return eer_from_roc(*roc_curves(self._spec, self._state())[:2])
 
@@ -479,6 +497,8 @@ class MulticlassEER(MulticlassROC):
     >>> metric.compute()
     tensor([0.5000, 0.0000, 0.0000])
     """
+
+    plot = _plot_methods.plot_value
 
     def compute(self) -> Tensor:  # type: ignore[override]
         return eer_from_roc(*multiclass_curve("roc", self._spec, self._state(), self.average)[:2])
@@ -496,6 +516,8 @@ class MultilabelEER(MultilabelROC):
     tensor([0.0000, 0.7500])
     """
 
+    plot = _plot_methods.plot_value
+
     def compute(self) -> Tensor:  # type: ignore[override]
         return eer_from_roc(*roc_curves(self._spec, self._state())[:2])
 
@@ -512,6 +534,8 @@ class BinaryLogAUC(BinaryROC):
     >>> metric.compute()
     tensor(0.5000)
     """
+
+    plot = _plot_methods.plot_value
 
     higher_is_better = True
 
@@ -544,6 +568,8 @@ class MulticlassLogAUC(MulticlassROC):
     >>> metric.compute()
     tensor([0.5000, 1.0000, 1.0000])
     """
+
+    plot = _plot_methods.plot_value
 
     higher_is_better = True
 
@@ -579,6 +605,8 @@ class MultilabelLogAUC(MultilabelROC):
     >>> metric.compute()
     tensor(0.5000)
     """
+
+    plot = _plot_methods.plot_value
 
     higher_is_better = True
 

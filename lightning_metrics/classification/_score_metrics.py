@@ -11,6 +11,7 @@ from typing import Any, Hashable, Optional
 import torch
 from torch import Tensor
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.functional.classification._calibration import (
     binary_calibration_statistic,
     calibration_compute,
@@ -42,6 +43,7 @@ from lightning_metrics.utilities.checks import check_choice
 
 # ------------------------------------------------------------------------- calibration error
 class _CalibrationError(Metric):
+    plot = _plot_methods.plot_value
     is_differentiable: bool = False
     higher_is_better: bool = False
     full_state_update: bool = False
@@ -142,6 +144,7 @@ class MulticlassCalibrationError(_CalibrationError):
 
 # --------------------------------------------------------------------------------- hinge loss
 class _HingeLoss(Metric):
+    plot = _plot_methods.plot_value
     is_differentiable: bool = True
     higher_is_better: bool = False
     full_state_update: bool = False
@@ -236,6 +239,7 @@ class MulticlassHingeLoss(_HingeLoss):
 
 # ------------------------------------------------------------------------------------ ranking
 class _RankingMetric(Metric):
+    plot = _plot_methods.plot_value
     is_differentiable: bool = False
     full_state_update: bool = False
     additive_update = True

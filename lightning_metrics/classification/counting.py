@@ -20,10 +20,12 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from lightning_metrics.classification import _matrix_metrics, _ratio_metrics
+from lightning_metrics.classification import _binary_ratios, _matrix_metrics, _multiclass_ratios, _multilabel_ratios
 from lightning_metrics.classification._counting_base import build_for_task
 from lightning_metrics.classification._matrix_metrics import *  # noqa: F403
-from lightning_metrics.classification._ratio_metrics import *  # noqa: F403
+from lightning_metrics.classification._binary_ratios import *  # noqa: F403
+from lightning_metrics.classification._multiclass_ratios import *  # noqa: F403
+from lightning_metrics.classification._multilabel_ratios import *  # noqa: F403
 from lightning_metrics.metric import Metric
 
 
@@ -130,10 +132,9 @@ class Precision(_TaskWrapper):
         top_k: Optional[int] = 1,
         ignore_index: Optional[int] = None,
         validate_args: bool = True,
-        zero_division: float = 0,
         **kwargs: Any,
     ) -> Metric:
-        common = dict(multidim_average=multidim_average, ignore_index=ignore_index, validate_args=validate_args, zero_division=zero_division)
+        common = dict(multidim_average=multidim_average, ignore_index=ignore_index, validate_args=validate_args)
         return build_for_task(
             task,
             {"binary": BinaryPrecision, "multiclass": MulticlassPrecision, "multilabel": MultilabelPrecision},
@@ -162,10 +163,9 @@ class Recall(_TaskWrapper):
         top_k: Optional[int] = 1,
         ignore_index: Optional[int] = None,
         validate_args: bool = True,
-        zero_division: float = 0,
         **kwargs: Any,
     ) -> Metric:
-        common = dict(multidim_average=multidim_average, ignore_index=ignore_index, validate_args=validate_args, zero_division=zero_division)
+        common = dict(multidim_average=multidim_average, ignore_index=ignore_index, validate_args=validate_args)
         return build_for_task(
             task,
             {"binary": BinaryRecall, "multiclass": MulticlassRecall, "multilabel": MultilabelRecall},
@@ -294,10 +294,9 @@ class NegativePredictiveValue(_TaskWrapper):
         top_k: Optional[int] = 1,
         ignore_index: Optional[int] = None,
         validate_args: bool = True,
-        zero_division: float = 0,
         **kwargs: Any,
     ) -> Metric:
-        common = dict(multidim_average=multidim_average, ignore_index=ignore_index, validate_args=validate_args, zero_division=zero_division)
+        common = dict(multidim_average=multidim_average, ignore_index=ignore_index, validate_args=validate_args)
         return build_for_task(
             task,
             {"binary": BinaryNegativePredictiveValue, "multiclass": MulticlassNegativePredictiveValue, "multilabel": MultilabelNegativePredictiveValue},
@@ -502,4 +501,7 @@ TASK_WRAPPERS = [
     "NegativePredictiveValue", "HammingDistance", "ExactMatch", "JaccardIndex", "MatthewsCorrCoef",
     "CohenKappa", "ConfusionMatrix",
 ]
-__all__ = [*_ratio_metrics.__all__, *_matrix_metrics.__all__, *TASK_WRAPPERS]
+__all__ = [
+    *_binary_ratios.__all__, *_multiclass_ratios.__all__, *_multilabel_ratios.__all__, *_matrix_metrics.__all__,
+    *TASK_WRAPPERS,
+]

@@ -18,6 +18,7 @@ from typing import Any, Literal
 import torch
 from torch import Tensor
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.functional.regression._checks import check_reduction
 from lightning_metrics.functional.regression.divergence import (
     REDUCTIONS,
@@ -32,6 +33,8 @@ from lightning_metrics.utilities.data import dim_zero_cat
 
 class _RowScores(Metric):
     """Accumulates per-row scores: a sum and a count, or (``reduction`` none) every score."""
+
+    plot = _plot_methods.plot_value
 
     is_differentiable = True
     full_state_update = False

@@ -18,6 +18,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.functional.regression import errors as F
 from lightning_metrics.functional.regression._checks import check_num_outputs_arg
 from lightning_metrics.metric import Metric
@@ -31,6 +32,8 @@ def _zeros(*shape: int) -> Tensor:
 class _SumMetric(Metric):
     """A float64 ``total`` (per output) and an observation count ``count``, both summed across ranks."""
 
+    plot = _plot_methods.plot_value
+
     is_differentiable = True
     higher_is_better = False
     full_state_update = False
@@ -39,8 +42,11 @@ class _SumMetric(Metric):
     total: Tensor
     count: Tensor
 
-    def __init__(self, num_outputs: int = 1, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, **kwargs: Any) -> None:
+        self._init_sums(1, kwargs)
+
+    def _init_sums(self, num_outputs: int, kwargs: dict[str, Any]) -> None:
+        Metric.__init__(self, **kwargs)
         self.add_state("total", _zeros(num_outputs) if num_outputs > 1 else _zeros(), dist_reduce_fx="sum")
         self.add_state("count", torch.tensor(0, dtype=torch.int64), dist_reduce_fx="sum")
 
@@ -65,7 +71,7 @@ class MeanAbsoluteError(_SumMetric):
 
     def __init__(self, num_outputs: int = 1, **kwargs: Any) -> None:
         check_num_outputs_arg(num_outputs)
-        super().__init__(num_outputs, **kwargs)
+        self._init_sums(num_outputs, kwargs)
         self.num_outputs = num_outputs
 
     def update(self, preds: Tensor, target: Tensor) -> None:
@@ -100,7 +106,7 @@ class LogCoshError(_SumMetric):
 
     def __init__(self, num_outputs: int = 1, **kwargs: Any) -> None:
         check_num_outputs_arg(num_outputs)
-        super().__init__(num_outputs, **kwargs)
+        self._init_sums(num_outputs, kwargs)
         self.num_outputs = num_outputs
 
     def update(self, preds: Tensor, target: Tensor) -> None:
@@ -118,6 +124,8 @@ class MinkowskiDistance(Metric):
     >>> metric.compute()
     tensor(5.1220)
     """
+
+    plot = _plot_methods.plot_value
 
     is_differentiable = True
     higher_is_better = False
@@ -182,6 +190,8 @@ class WeightedMeanAbsolutePercentageError(Metric):
     >>> metric.compute()
     tensor(0.1250)
     """
+
+    plot = _plot_methods.plot_value
 
     is_differentiable = True
     higher_is_better = False

@@ -24,6 +24,7 @@ from typing import Any, Literal
 import torch
 from torch import Tensor
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.functional.regression import _moments as mo
 from lightning_metrics.functional.regression._checks import (
     check_at_most_2d,
@@ -50,6 +51,8 @@ from lightning_metrics.metric import Metric
 
 class _MomentMetric(Metric):
     """Holds the ``moments`` state; subclasses add input checks and a measure over the moments."""
+
+    plot = _plot_methods.plot_value
 
     full_state_update = False
     additive_update = True

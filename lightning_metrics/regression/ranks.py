@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from torch import Tensor
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.functional.regression._checks import check_num_outputs_arg
 from lightning_metrics.functional.regression.ranks import (
     check_correlation_columns,
@@ -30,6 +31,8 @@ from lightning_metrics.utilities.data import dim_zero_cat
 
 class _PairedColumns(Metric):
     """Keeps ``preds`` and ``target`` as ``(N, num_outputs)`` columns (``cat`` across batches and ranks)."""
+
+    plot = _plot_methods.plot_value
 
     full_state_update = False
     additive_update = True

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Optional, Sequence
 
 
 def check_choice(name: str, value: Any, choices: Iterable[Any]) -> None:
@@ -33,3 +33,94 @@ def check_type(name: str, value: Any, types: type | tuple[type, ...]) -> None:
     if is_bool_as_int or not isinstance(value, allowed):
         names = " or ".join(t.__name__ for t in allowed)
         raise TypeError(f"Argument `{name}` must be of type {names}, got {value!r} ({type(value).__name__})")
+
+
+def _allclose(a: Any, b: Any) -> bool:
+    import torch
+
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        return a.shape == b.shape and bool(torch.allclose(a.double(), b.double(), equal_nan=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_allclose(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_allclose(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def check_forward_full_state_property(
+    metric_class: Any,
+    init_args: Optional[dict[str, Any]] = None,
+    input_args: Optional[dict[str, Any]] = None,
+    num_update_to_compare: Sequence[int] = [10, 100, 1000],  # noqa: B006 (torchmetrics' default; never mutated)
+    reps: int = 5,
+) -> None:
+    """Print whether ``full_state_update=False`` is safe (and faster) for ``metric_class``.
+
+    Both settings run ``forward`` on ``input_args`` ``num_update_to_compare[0]`` times; if every
+    batch value and the final value agree, the two are timed over each count in
+    ``num_update_to_compare`` (``reps`` times) and the faster setting is recommended.
+
+    >>> import torch
+    >>> from lightning_metrics.classification import MulticlassConfusionMatrix
+    >>> check_forward_full_state_property(
+    ...     MulticlassConfusionMatrix, init_args={"num_classes": 3},
+    ...     input_args={"preds": torch.randint(3, (100,)), "target": torch.randint(3, (100,))},
+    ...     num_update_to_compare=[10], reps=1)
+    Full state for 10 steps took: ...
+    Partial state for 10 steps took: ...
+    Recommended setting `full_state_update=...`
+    """
+    import time
+
+    import torch
+
+    init_args, input_args = init_args or {}, input_args or {}
+    full = type("FullState", (metric_class,), {"full_state_update": True})(**init_args)
+    part = type("PartState", (metric_class,), {"full_state_update": False})(**init_args)
+    equal = True
+    try:
+        for _ in range(num_update_to_compare[0]):
+            equal = _allclose(full(**input_args), part(**input_args)) and equal
+        equal = _allclose(full.compute(), part.compute()) and equal
+    except RuntimeError:
+        equal = False
+    if not equal:
+        print("Recommended setting `full_state_update=True`")
+        return
+    times = torch.zeros(2, len(num_update_to_compare), reps)
+    for i, metric in enumerate((full, part)):
+        for j, steps in enumerate(num_update_to_compare):
+            for r in range(reps):
+                start = time.perf_counter()
+                for _ in range(steps):
+                    metric(**input_args)
+                times[i, j, r] = time.perf_counter() - start
+                metric.reset()
+    mean = times.mean(-1)
+    for j, steps in enumerate(num_update_to_compare):
+        print(f"Full state for {steps} steps took: {float(mean[0, j]):0.3f}")
+        print(f"Partial state for {steps} steps took: {float(mean[1, j]):0.3f}")
+    print(f"Recommended setting `full_state_update={not bool(mean[1, -1] < mean[0, -1])}`")
+
+
+def is_overridden(method_name: str, instance: object, parent: object) -> bool:
+    """Whether ``instance`` (or its class) defines ``method_name`` otherwise than ``parent``.
+
+    >>> from lightning_metrics import Metric
+    >>> from lightning_metrics.aggregation import SumMetric
+    >>> is_overridden("update", SumMetric(), Metric)
+    True
+    """
+    method = getattr(instance, method_name, None)
+    if method is None:
+        return False
+    method = getattr(method, "__wrapped__", method)
+    method = getattr(method, "func", method)  # functools.partial
+    method = getattr(method, "_mock_wraps", method)  # unittest.mock.Mock(wraps=...)
+    if method is None:
+        return False
+    reference = getattr(parent, method_name, None)
+    if reference is None:
+        raise ValueError(f"Argument `parent`: {parent!r} does not define {method_name!r}")
+    reference = getattr(reference, "__wrapped__", reference)
+    return getattr(method, "__code__", None) != getattr(reference, "__code__", None)

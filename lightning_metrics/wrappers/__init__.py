@@ -15,19 +15,30 @@ costs the collective calls of one metric).
 from lightning_metrics.wrappers._base import WrapperMetric
 from lightning_metrics.wrappers.bootstrapping import BootStrapper
 from lightning_metrics.wrappers.classwise import ClasswiseWrapper
+from lightning_metrics.wrappers.feature_share import FeatureShare, NetworkCache
 from lightning_metrics.wrappers.minmax import MinMaxMetric
 from lightning_metrics.wrappers.multioutput import MultioutputWrapper
 from lightning_metrics.wrappers.multitask import MultitaskWrapper
 from lightning_metrics.wrappers.running import Running
 from lightning_metrics.wrappers.tracker import MetricTracker
+from lightning_metrics.wrappers.transformations import (
+    BinaryTargetTransformer,
+    LambdaInputTransformer,
+    MetricInputTransformer,
+)
 
 __all__ = [
+    "BinaryTargetTransformer",
     "BootStrapper",
     "ClasswiseWrapper",
+    "FeatureShare",
+    "LambdaInputTransformer",
+    "MetricInputTransformer",
     "MetricTracker",
     "MinMaxMetric",
     "MultioutputWrapper",
     "MultitaskWrapper",
+    "NetworkCache",
     "Running",
     "WrapperMetric",
 ]

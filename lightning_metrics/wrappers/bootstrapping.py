@@ -8,6 +8,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.metric import Metric
 from lightning_metrics.utilities.checks import check_choice
 from lightning_metrics.wrappers._base import (
@@ -59,8 +60,8 @@ class BootStrapper(WrapperMetric):
         mean / std / raw: include these entries in the result.
         quantile: a float or tensor of quantiles in [0, 1] to include, or ``None``.
         sampling_strategy: ``"poisson"`` or ``"multinomial"`` (see :func:`bootstrap_indices`).
-        generator: a ``torch.Generator`` for the resampling (not in torchmetrics); ``None``
-            uses the global generator, like torchmetrics.
+        generator: (keyword) a ``torch.Generator`` for the resampling (not in torchmetrics);
+            ``None`` uses the global generator, like torchmetrics.
         kwargs: the usual metric keyword arguments.
 
     >>> import torch
@@ -77,6 +78,8 @@ class BootStrapper(WrapperMetric):
     (True, True)
     """
 
+    plot = _plot_methods.plot_value
+
     full_state_update = True
 
     def __init__(
@@ -88,9 +91,9 @@ class BootStrapper(WrapperMetric):
         quantile: float | Tensor | None = None,
         raw: bool = False,
         sampling_strategy: str = "poisson",
-        generator: torch.Generator | None = None,
         **kwargs: Any,
     ) -> None:
+        generator = kwargs.pop("generator", None)  # ours, beside torchmetrics' signature
         super().__init__(**kwargs)
         check_metric("base_metric", base_metric)
         if isinstance(num_bootstraps, bool) or not isinstance(num_bootstraps, int) or num_bootstraps < 1:

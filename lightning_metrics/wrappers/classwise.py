@@ -6,6 +6,7 @@ from typing import Any
 
 from torch import Tensor
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.metric import Metric
 from lightning_metrics.wrappers._base import WrapperMetric, check_metric
 
@@ -33,6 +34,8 @@ class ClasswiseWrapper(WrapperMetric):
     >>> ClasswiseWrapper(MeanAbsoluteError(num_outputs=2))(preds, target)
     {'meanabsoluteerror_0': tensor(2.), 'meanabsoluteerror_1': tensor(3.)}
     """
+
+    plot = _plot_methods.plot_value
 
     def __init__(
         self,

@@ -7,6 +7,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.metric import Metric
 from lightning_metrics.wrappers._base import WrapperMetric, check_metric
 
@@ -38,6 +39,8 @@ class MinMaxMetric(WrapperMetric):
     >>> sorted(metric.state_dict())
     ['max_val', 'min_val']
     """
+
+    plot = _plot_methods.plot_value
 
     full_state_update = True
     min_val: Tensor

@@ -8,6 +8,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.metric import Metric
 from lightning_metrics.wrappers._base import WrapperMetric, apply_to_tensors, check_metric, rollback_on_error
 
@@ -42,6 +43,8 @@ class MultioutputWrapper(WrapperMetric):
     >>> MultioutputWrapper(MeanSquaredError(), num_outputs=2)(preds, target)
     tensor([0.4167, 1.0000])
     """
+
+    plot = _plot_methods.plot_value
 
     is_differentiable = False
 

@@ -125,6 +125,17 @@ class MultitaskWrapper(WrapperMetric):
         for metric in self.task_metrics.values():
             metric.reset()
 
+    def plot(self, val: dict[str, Any] | None = None, axes: Any = None) -> list[Any]:
+        """One figure per task (``val`` default ``compute()``, keyed as its output; ``axes`` one
+        matplotlib axis per task); returns the ``(fig, ax)`` pairs."""
+        values = self.compute() if val is None else val
+        if axes is not None and len(axes) != len(self.task_metrics):
+            raise ValueError(f"Argument `axes` must hold one axis per task ({len(self.task_metrics)}), got {len(axes)}")
+        out = []
+        for i, (task, metric) in enumerate(self.task_metrics.items()):
+            out.append(metric.plot(values[self._name(task)], axes[i] if axes is not None else None))
+        return out
+
     def clone(self, prefix: str | None = None, postfix: str | None = None) -> MultitaskWrapper:
         """A deep copy with a new prefix and postfix (``None`` clears them, as in torchmetrics)."""
         copy = deepcopy(self)

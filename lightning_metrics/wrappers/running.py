@@ -6,6 +6,7 @@ from typing import Any
 
 import torch
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.metric import Metric
 
 
@@ -24,6 +25,8 @@ class Running(Metric):
     >>> metric.compute()
     tensor(5.)
     """
+
+    plot = _plot_methods.plot_value
 
     full_state_update = False
 

@@ -123,6 +123,8 @@ CLASSIFICATION: dict[str, tuple[str, dict]] = {
     "RecallAtFixedPrecision": ("multiclass", dict(task="multiclass", num_classes=C, min_precision=0.5)),
     "SensitivityAtSpecificity": ("multiclass", dict(task="multiclass", num_classes=C, min_specificity=0.5)),
     "SpecificityAtSensitivity": ("multiclass", dict(task="multiclass", num_classes=C, min_sensitivity=0.5)),
+    "BinaryFairness": ("groups", dict(num_groups=C)),
+    "BinaryGroupStatRates": ("groups", dict(num_groups=C)),
 }
 
 REGRESSION: dict[str, tuple[str, dict]] = {
@@ -161,6 +163,10 @@ AGGREGATION: dict[str, tuple[str, dict]] = {
 }
 
 
+def _complement(preds: Tensor) -> Tensor:  # a module-level transform: the wrapper stays picklable
+    return 1 - preds
+
+
 def _wrapped(package: str, name: str, **kwargs: Any) -> Callable[[Any], Any]:
     return lambda lib: getattr(getattr(lib, package), name)(**kwargs)
 
@@ -187,12 +193,23 @@ WRAPPERS: dict[str, tuple[str, dict]] = {
         ),
     ),
     "Running": ("values", dict(base_metric=_wrapped("aggregation", "SumMetric"), window=3)),
+    "BinaryTargetTransformer": (
+        "binary_soft_target",
+        dict(wrapped_metric=_wrapped("classification", "BinaryAccuracy"), threshold=0.5),
+    ),
+    "LambdaInputTransformer": (
+        "binary",
+        dict(wrapped_metric=_wrapped("classification", "BinaryAccuracy"), transform_pred=lambda lib: _complement),
+    ),
+    "MetricInputTransformer": ("real", dict(wrapped_metric=_wrapped("regression", "MeanSquaredError"))),
 }
 
 # Public classes that cannot be built on their own, with the reason.
 EXCLUDED = {
     "aggregation.BaseAggregator": "abstract base: needs a reduction function and an update from a subclass",
     "wrappers.WrapperMetric": "abstract base of the wrappers: no states, no update",
+    "wrappers.FeatureShare": "a MetricCollection whose members must embed a feature network (tests/wrappers)",
+    "wrappers.NetworkCache": "an nn.Module caching a network's outputs, not a metric (tests/wrappers)",
 }
 
 # Extra configurations of listed classes (other state kinds: binned curves, multi-output moments).
@@ -319,6 +336,10 @@ def make_batch(kind: str, n: int, gen: torch.Generator, dtype: torch.dtype = tor
         return preds.to(dtype), (preds + 0.5 * randn(n, 4)).to(dtype)
     if kind == "values":
         return ((randn(n) * 2 + 1).to(dtype),)
+    if kind == "groups":  # binary scores, targets and a group id per sample
+        return rand(n).to(dtype), torch.randint(0, 2, (n,), generator=gen), torch.arange(n) % C
+    if kind == "binary_soft_target":  # targets in [0, 1] that a BinaryTargetTransformer binarizes
+        return rand(n).to(dtype), rand(n).to(dtype)
     if kind == "multitask":
         reg_t = randn(n)
         preds = {"cls": rand(n).to(dtype), "reg": (reg_t + randn(n)).to(dtype)}

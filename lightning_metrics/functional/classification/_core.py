@@ -40,10 +40,10 @@ class Reduction:
 
     def __call__(self, spec: CountSpec, states: dict[str, Tensor]) -> Tensor:
         name = self.measure
-        if spec.kind == "exact":
-            if spec.samplewise:
-                return safe_divide(states["matches"][:, 0], states["matches"][:, 1])
-            return safe_divide(states["correct"], states["total"])
+        if spec.kind in ("exact", "labels"):  # exact match, or a micro measure without a number of classes
+            matches = states["matches"].unbind(-1) if spec.samplewise else (states["correct"], states["total"])
+            value = safe_divide(*matches, self.zero_division if name in ("precision", "recall", "fbeta") else 0.0)
+            return 1 - value if name == "hamming_distance" else value
         if spec.kind == "samples":
             total = states["sample_sum"] + self.zero_division * states["sample_zero"]
             return safe_divide(total, states["sample_count"]).float()
@@ -91,18 +91,37 @@ def binary_spec(
     return CountSpec.make("binary", 1, threshold, 1, multidim_average, ignore_index, bool(validate_args), need)
 
 
+# Measures whose micro average needs no number of classes: a right label is a true positive, a
+# wrong one a false positive and a false negative, and true negatives never enter.
+_MICRO_WITHOUT_CLASSES = ("accuracy", "precision", "recall", "fbeta", "hamming_distance")
+
+
 def multiclass_spec(
-    num_classes: int,
+    num_classes: Optional[int],
     top_k: int = 1,
     multidim_average: str = "global",
     ignore_index: Optional[int] = None,
     validate_args: bool = True,
     need: str = "counts",
+    reduction: Optional[Reduction] = None,
 ) -> CountSpec:
-    _inputs.check_count("num_classes", num_classes)
-    _inputs.check_top_k(top_k, num_classes)
+    """``num_classes=None`` (micro averages of :data:`_MICRO_WITHOUT_CLASSES` only, as torchmetrics
+    allows) keeps the number of right labels and of labels instead of per-class counts."""
     _inputs.check_in("multidim_average", multidim_average, _inputs.MULTIDIM_AVERAGES)
     _inputs.check_ignore_index(ignore_index)
+    if num_classes is None:
+        measure = None if reduction is None else reduction.measure
+        if reduction is None or reduction.average != "micro" or measure not in _MICRO_WITHOUT_CLASSES:
+            raise ValueError(
+                "Argument `num_classes`=None needs `average`='micro' and a measure that counts no true negatives "
+                f"({', '.join(_MICRO_WITHOUT_CLASSES)}), got {measure!r} with `average`="
+                f"{None if reduction is None else reduction.average!r}"
+            )
+        if top_k != 1:
+            raise ValueError(f"Argument `top_k`={top_k} needs `num_classes`, got None")
+        return CountSpec.make("multiclass", None, 0.5, 1, multidim_average, ignore_index, bool(validate_args), "labels")
+    _inputs.check_count("num_classes", num_classes)
+    _inputs.check_top_k(top_k, num_classes)
     return CountSpec.make(
         "multiclass", num_classes, 0.5, top_k, multidim_average, ignore_index, bool(validate_args), need
     )

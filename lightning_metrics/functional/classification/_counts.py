@@ -10,6 +10,7 @@ kind           input spec                                          state
                samplewise                                          ``[[tn, fp], [fn, tp]]`` per
                                                                    class; per sample: ``cat``
 ``exact``      exact match                                         ``correct``, ``total``
+``labels``     multiclass micro without ``num_classes``            ``correct``, ``total`` labels
 ``samples``    multilabel ``average="samples"``                    running sum, 0/0 count, count
 =============  ==================================================  =============================
 
@@ -102,9 +103,9 @@ def bit_counts(target: Tensor, pred: Tensor, valid: Optional[Tensor], samplewise
 class CountSpec:
     """What a count-based metric accumulates; equal specs share one state and one update."""
 
-    kind: str  # "confmat" | "counts" | "exact" | "samples"
+    kind: str  # "confmat" | "counts" | "exact" | "labels" | "samples"
     task: str  # "binary" | "multiclass" | "multilabel"
-    size: int = 1  # number of classes or labels (1 for binary)
+    size: Optional[int] = 1  # number of classes or labels (1 for binary; None: "labels" only)
     threshold: Optional[float] = None  # binary / multilabel only
     top_k: int = 1
     samplewise: bool = False
@@ -116,7 +117,7 @@ class CountSpec:
     def make(
         cls,
         task: str,
-        size: int = 1,
+        size: Optional[int] = 1,
         threshold: float = 0.5,
         top_k: int = 1,
         multidim_average: str = "global",
@@ -125,7 +126,7 @@ class CountSpec:
         need: str = "counts",
         measure: Optional[tuple] = None,
     ) -> "CountSpec":
-        """The statistic for an input spec; ``need`` is "counts", "confmat", "exact" or "samples"."""
+        """The statistic for an input spec; ``need`` is "counts", "confmat", "exact", "labels" or "samples"."""
         samplewise = multidim_average == "samplewise"
         kind = need
         if need in ("counts", "confmat"):
@@ -135,7 +136,7 @@ class CountSpec:
             task=task,
             size=size if task != "binary" else 1,
             threshold=None if task == "multiclass" else float(threshold),
-            top_k=top_k if task == "multiclass" and kind != "exact" else 1,
+            top_k=top_k if task == "multiclass" and kind not in ("exact", "labels") else 1,
             samplewise=samplewise,
             ignore_index=ignore_index,
             validate_args=validate_args,
@@ -147,7 +148,7 @@ class CountSpec:
         """State name -> (default, reduction)."""
         if self.kind == "confmat":
             return {"confmat": (torch.zeros(self.size, self.size, dtype=_LONG), "sum")}
-        if self.kind == "exact":
+        if self.kind in ("exact", "labels"):
             if self.samplewise:
                 return {"matches": ([], "cat")}
             return {"correct": (torch.zeros((), dtype=_LONG), "sum"), "total": (torch.zeros((), dtype=_LONG), "sum")}
@@ -218,6 +219,13 @@ class CountSpec:
         if self.kind == "exact":
             ok = pred == target if valid is None else (pred == target) | ~valid
             return self._exact(ok.reshape(n, math.prod(ok.shape[1:])).all(dim=1, keepdim=True))
+        if self.kind == "labels":  # right labels and labels, ignored positions in neither
+            ok = pred == target if valid is None else (pred == target) & valid
+            counted = torch.ones_like(ok) if valid is None else valid
+            if self.samplewise:
+                per_sample = (n, math.prod(ok.shape[1:]))
+                return {"matches": torch.stack([ok.reshape(per_sample).sum(1), counted.reshape(per_sample).sum(1)], 1)}
+            return {"correct": ok.sum(), "total": counted.sum()}
         groups = n if self.samplewise else 1
         flat = (n, math.prod(target.shape[1:])) if self.samplewise else (1, target.numel())
         valid = None if valid is None else valid.reshape(flat)

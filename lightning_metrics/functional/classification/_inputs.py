@@ -172,12 +172,14 @@ def validate_multiclass(
     ignore_index: Optional[int],
     top_k: int = 1,
 ) -> None:
-    """Checks for multiclass input: labels ``(N, ...)`` or scores ``(N, C, ...)``."""
+    """Checks for multiclass input: labels ``(N, ...)`` or scores ``(N, C, ...)``; ``num_classes``
+    may be ``None`` (any number of classes, labels only checked to be non-negative)."""
     _check_tensors(preds, target)
+    classes = preds.shape[1] if num_classes is None and preds.ndim == target.ndim + 1 else num_classes
     if preds.ndim == target.ndim + 1:
         if not preds.is_floating_point():
             raise TypeError(f"Argument `preds` with a class dimension must hold float scores, got {preds.dtype}")
-        if preds.shape[1] != num_classes or preds.shape[2:] != target.shape[1:] or preds.shape[0] != target.shape[0]:
+        if preds.shape[1] != classes or preds.shape[2:] != target.shape[1:] or preds.shape[0] != target.shape[0]:
             raise ValueError(
                 f"Argument `preds` must have shape (N, {num_classes}, ...) matching `target` (N, ...), got "
                 f"{tuple(preds.shape)} and {tuple(target.shape)}"
@@ -187,14 +189,17 @@ def validate_multiclass(
         _check_same_shape(preds, target)
         if top_k > 1:
             raise ValueError(f"Argument `top_k`={top_k} needs `preds` of scores with shape (N, C, ...)")
-        _check_values("preds", preds, 0, num_classes)
+        _check_values("preds", preds, 0, _UNBOUNDED if classes is None else classes)
         _check_samplewise(multidim_average, preds.ndim, 2)
     else:
         raise ValueError(
             f"Arguments `preds` and `target` must have shapes (N, C, ...) and (N, ...), or both (N, ...), got "
             f"{tuple(preds.shape)} and {tuple(target.shape)}"
         )
-    _check_values("target", target, 0, num_classes, ignore_index)
+    _check_values("target", target, 0, _UNBOUNDED if classes is None else classes, ignore_index)
+
+
+_UNBOUNDED = 2**62  # the upper label bound when the number of classes is not given
 
 
 # ------------------------------------------------------------------------ formatting

@@ -6,6 +6,7 @@ threshold where it is reached, read from the shared curve statistic of :mod:`._c
 
 from __future__ import annotations
 
+import warnings
 from typing import Optional
 
 from torch import Tensor
@@ -570,4 +571,26 @@ def specificity_at_sensitivity(
         thresholds,
         ignore_index,
         validate_args,
+    )
+
+
+def specicity_at_sensitivity(
+    preds: Tensor,
+    target: Tensor,
+    task: str,
+    min_sensitivity: float,
+    thresholds: Thresholds = None,
+    num_classes: Optional[int] = None,
+    num_labels: Optional[int] = None,
+    ignore_index: Optional[int] = None,
+    validate_args: bool = True,
+) -> tuple[Tensor, Tensor]:
+    """torchmetrics' misspelt, deprecated name of :func:`specificity_at_sensitivity` (warns, then calls it)."""
+    warnings.warn(
+        "`specicity_at_sensitivity` is deprecated (as in torchmetrics 1.3); use `specificity_at_sensitivity`.",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return specificity_at_sensitivity(
+        preds, target, task, min_sensitivity, thresholds, num_classes, num_labels, ignore_index, validate_args
     )

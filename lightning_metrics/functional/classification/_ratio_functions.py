@@ -37,7 +37,7 @@ def _multiclass(  # noqa: ANN202
     zero_division=0, beta=1.0,  # noqa: ANN001
 ):
     red = reduction(measure, average, zero_division, beta)
-    spec = multiclass_spec(num_classes, top_k, multidim_average, ignore_index, validate_args)
+    spec = multiclass_spec(num_classes, top_k, multidim_average, ignore_index, validate_args, reduction=red)
     return evaluate(spec, red, preds, target)
 
 
@@ -127,7 +127,7 @@ def binary_accuracy(
 def multiclass_accuracy(
     preds: Tensor,
     target: Tensor,
-    num_classes: int,
+    num_classes: Optional[int] = None,
     average: Optional[str] = "macro",
     top_k: int = 1,
     multidim_average: str = "global",

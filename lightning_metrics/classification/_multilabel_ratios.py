@@ -1,0 +1,197 @@
+"""Modular multilabel count-ratio measures: stat scores, accuracy, precision, recall, F1, F-beta,
+specificity, negative predictive value and hamming distance.
+
+A class is its docstring, torchmetrics' signature and one line: the family
+(:class:`~lightning_metrics.classification._counting_base.RatioMetric`) builds the statistic and
+the reduction from the task and measure it names.
+``average="samples"`` is offered too, kept as a running sum of per-example values and a count.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from lightning_metrics import _plot_methods
+from lightning_metrics.classification._counting_base import RatioMetric
+
+
+class MultilabelStatScores(RatioMetric):
+    """The true/false positives/negatives and support, ``[..., 5]`` for multilabel tasks, per label and averaged.
+
+    >>> from torch import tensor
+    >>> metric = MultilabelStatScores(num_labels=3)
+    >>> metric(tensor([[0, 0, 1], [1, 0, 1]]), tensor([[0, 1, 0], [1, 0, 1]]))
+    tensor([0.6667, 0.3333, 0.6667, 0.3333, 1.0000])
+    """
+
+    plot = _plot_methods.plot_any
+    higher_is_better = None
+    plot_lower_bound = None
+    plot_upper_bound = None
+    _task, _measure = "multilabel", "stat_scores"
+
+    def __init__(self, num_labels: int, threshold: float = 0.5, average: Optional[str] = "macro",
+                 multidim_average: str = "global", ignore_index: Optional[int] = None,
+                 validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
+
+
+class MultilabelAccuracy(RatioMetric):
+    """The accuracy for multilabel tasks, per label and averaged (``average='samples'``: per example).
+
+    >>> from torch import tensor
+    >>> metric = MultilabelAccuracy(num_labels=3)
+    >>> metric(tensor([[0, 0, 1], [1, 0, 1]]), tensor([[0, 1, 0], [1, 0, 1]]))
+    tensor(0.6667)
+    """
+
+    plot_legend_name = 'Label'
+    _task, _measure = "multilabel", "accuracy"
+
+    def __init__(self, num_labels: int, threshold: float = 0.5, average: Optional[str] = "macro",
+                 multidim_average: str = "global", ignore_index: Optional[int] = None,
+                 validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
+
+
+class MultilabelPrecision(RatioMetric):
+    """The precision ``tp / (tp + fp)`` for multilabel tasks, per label and averaged (``average='samples'``: per example).
+
+    >>> from torch import tensor
+    >>> metric = MultilabelPrecision(num_labels=3)
+    >>> metric(tensor([[0, 0, 1], [1, 0, 1]]), tensor([[0, 1, 0], [1, 0, 1]]))
+    tensor(0.5000)
+    """
+
+    plot_legend_name = 'Label'
+    _task, _measure = "multilabel", "precision"
+
+    def __init__(self, num_labels: int, threshold: float = 0.5, average: Optional[str] = "macro",
+                 multidim_average: str = "global", ignore_index: Optional[int] = None,
+                 validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
+
+
+class MultilabelRecall(RatioMetric):
+    """The recall ``tp / (tp + fn)`` for multilabel tasks, per label and averaged (``average='samples'``: per example).
+
+    >>> from torch import tensor
+    >>> metric = MultilabelRecall(num_labels=3)
+    >>> metric(tensor([[0, 0, 1], [1, 0, 1]]), tensor([[0, 1, 0], [1, 0, 1]]))
+    tensor(0.6667)
+    """
+
+    plot_legend_name = 'Label'
+    _task, _measure = "multilabel", "recall"
+
+    def __init__(self, num_labels: int, threshold: float = 0.5, average: Optional[str] = "macro",
+                 multidim_average: str = "global", ignore_index: Optional[int] = None,
+                 validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
+
+
+class MultilabelF1Score(RatioMetric):
+    """The F1 score for multilabel tasks, per label and averaged (``average='samples'``: per example).
+
+    >>> from torch import tensor
+    >>> metric = MultilabelF1Score(num_labels=3)
+    >>> metric(tensor([[0, 0, 1], [1, 0, 1]]), tensor([[0, 1, 0], [1, 0, 1]]))
+    tensor(0.5556)
+    """
+
+    plot_legend_name = 'Label'
+    _task, _measure = "multilabel", "fbeta"
+    beta = 1.0  # F1 is F-beta at beta 1 (torchmetrics has the attribute too)
+
+    def __init__(self, num_labels: int, threshold: float = 0.5, average: Optional[str] = "macro",
+                 multidim_average: str = "global", ignore_index: Optional[int] = None,
+                 validate_args: bool = True, zero_division: float = 0, **kwargs: Any) -> None:
+        self._configure(locals())
+
+
+class MultilabelFBetaScore(RatioMetric):
+    """The F-beta score for multilabel tasks, per label and averaged (``average='samples'``: per example).
+
+    >>> from torch import tensor
+    >>> metric = MultilabelFBetaScore(beta=2.0, num_labels=3)
+    >>> metric(tensor([[0, 0, 1], [1, 0, 1]]), tensor([[0, 1, 0], [1, 0, 1]]))
+    tensor(0.6111)
+    """
+
+    plot_legend_name = 'Label'
+    _task, _measure = "multilabel", "fbeta"
+
+    def __init__(self, beta: float, num_labels: int, threshold: float = 0.5, average: Optional[str] = "macro",
+                 multidim_average: str = "global", ignore_index: Optional[int] = None,
+                 validate_args: bool = True, zero_division: float = 0, **kwargs: Any) -> None:
+        self._configure(locals())
+
+
+class MultilabelSpecificity(RatioMetric):
+    """The specificity ``tn / (tn + fp)`` for multilabel tasks, per label and averaged (``average='samples'``: per example).
+
+    >>> from torch import tensor
+    >>> metric = MultilabelSpecificity(num_labels=3)
+    >>> metric(tensor([[0, 0, 1], [1, 0, 1]]), tensor([[0, 1, 0], [1, 0, 1]]))
+    tensor(0.6667)
+    """
+
+    higher_is_better = None
+    plot_legend_name = 'Label'
+    _task, _measure = "multilabel", "specificity"
+
+    def __init__(self, num_labels: int, threshold: float = 0.5, average: Optional[str] = "macro",
+                 multidim_average: str = "global", ignore_index: Optional[int] = None,
+                 validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
+
+
+class MultilabelNegativePredictiveValue(RatioMetric):
+    """The negative predictive value ``tn / (tn + fn)`` for multilabel tasks, per label and averaged (``average='samples'``: per example).
+
+    >>> from torch import tensor
+    >>> metric = MultilabelNegativePredictiveValue(num_labels=3)
+    >>> metric(tensor([[0, 0, 1], [1, 0, 1]]), tensor([[0, 1, 0], [1, 0, 1]]))
+    tensor(0.5000)
+    """
+
+    higher_is_better = None
+    plot_legend_name = 'Label'
+    _task, _measure = "multilabel", "negative_predictive_value"
+
+    def __init__(self, num_labels: int, threshold: float = 0.5, average: Optional[str] = "macro",
+                 multidim_average: str = "global", ignore_index: Optional[int] = None,
+                 validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
+
+
+class MultilabelHammingDistance(RatioMetric):
+    """The hamming distance (fraction of wrong labels) for multilabel tasks, per label and averaged (``average='samples'``: per example).
+
+    >>> from torch import tensor
+    >>> metric = MultilabelHammingDistance(num_labels=3)
+    >>> metric(tensor([[0, 0, 1], [1, 0, 1]]), tensor([[0, 1, 0], [1, 0, 1]]))
+    tensor(0.3333)
+    """
+
+    higher_is_better = False
+    plot_legend_name = 'Label'
+    _task, _measure = "multilabel", "hamming_distance"
+
+    def __init__(self, num_labels: int, threshold: float = 0.5, average: Optional[str] = "macro",
+                 multidim_average: str = "global", ignore_index: Optional[int] = None,
+                 validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
+
+
+__all__ = [
+    "MultilabelStatScores",
+    "MultilabelAccuracy",
+    "MultilabelPrecision",
+    "MultilabelRecall",
+    "MultilabelF1Score",
+    "MultilabelFBetaScore",
+    "MultilabelSpecificity",
+    "MultilabelNegativePredictiveValue",
+    "MultilabelHammingDistance",
+]

@@ -1,0 +1,209 @@
+"""The import swap never fails: every torchmetrics 1.9 module path and public name of the domains
+we offer resolves at the same path under ``lightning_metrics``, with the same signature and class
+attributes; what we do not offer says so. torchmetrics is walked at test time, so a name it adds
+in a covered module fails here until it has a counterpart or an entry in ``DEVIATIONS``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import pkgutil
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+from lightning_metrics import _compat
+
+torchmetrics = pytest.importorskip("torchmetrics")
+
+_EXACT_MERGE = "our states merge exactly by their reductions, so forward updates once (torchmetrics: twice)"
+# Deliberate differences, each with its reason. Keys: "path:name" (path "" is the top level) for a
+# name we do not offer, "sig:name" for a signature, "attr:name:attribute" for a class attribute.
+DEVIATIONS: dict[str, str] = {
+    "attr:ConcordanceCorrCoef:full_state_update": _EXACT_MERGE,
+    "attr:PearsonCorrCoef:full_state_update": _EXACT_MERGE,
+    "attr:NormalizedRootMeanSquaredError:full_state_update": _EXACT_MERGE,
+    "attr:CriticalSuccessIndex:full_state_update": _EXACT_MERGE,
+    "attr:Running:full_state_update": "the window of batch states is merged in forward without a second update",
+    "attr:RunningMean:full_state_update": "the window of batch states is merged in forward without a second update",
+    "attr:RunningSum:full_state_update": "the window of batch states is merged in forward without a second update",
+    "attr:CompositionalMetric:full_state_update": "forward combines the operands' own forward values",
+    "attr:ClasswiseWrapper:is_differentiable": "a property: the wrapped metric's flag (torchmetrics leaves None)",
+    "attr:MinMaxMetric:higher_is_better": "a property: the wrapped metric's flag (torchmetrics leaves None)",
+    "attr:MulticlassMatthewsCorrCoef:plot_lower_bound": "MCC lies in [-1, 1]; torchmetrics' 0.0 would cut negative values off plots",
+    "attr:MultilabelMatthewsCorrCoef:plot_lower_bound": "MCC lies in [-1, 1]; torchmetrics' 0.0 would cut negative values off plots",
+    "attr:ExplainedVariance:plot_lower_bound": "explained variance is negative for a model worse than the mean; no lower bound",
+    # torchmetrics' implementation helpers, not part of its documented API
+    "utilities.plot:plot_single_or_multi_val": "torchmetrics' matplotlib internals; use Metric.plot or lightning_metrics.plotting",
+    "utilities.plot:trim_axs": "torchmetrics' matplotlib internals; use Metric.plot or lightning_metrics.plotting",
+    "utilities.plot:plot_confusion_matrix": "torchmetrics' matplotlib internals; use lightning_metrics.plotting",
+    "utilities.plot:plot_curve": "torchmetrics' matplotlib internals; use lightning_metrics.plotting",
+}
+# Whole torchmetrics modules that hold implementation helpers only.
+HELPER_MODULES = {
+    "functional.regression.utils": "torchmetrics' private argument checks",
+    "classification.base": "torchmetrics' private task-wrapper base class",
+}
+CLASS_ATTRIBUTES = (
+    "is_differentiable",
+    "higher_is_better",
+    "full_state_update",
+    "plot_lower_bound",
+    "plot_upper_bound",
+    "plot_legend_name",
+)
+
+
+def _public_names(module, name):
+    if hasattr(module, "__all__"):
+        return list(dict.fromkeys(module.__all__))
+    return [
+        n
+        for n, obj in vars(module).items()
+        if not n.startswith("_") and (inspect.isclass(obj) or inspect.isfunction(obj)) and obj.__module__ == name
+    ]
+
+
+def _walk_torchmetrics():
+    rows = {"": [n for n in _public_names(torchmetrics, "torchmetrics") if n != "functional"]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for info in pkgutil.walk_packages(torchmetrics.__path__, "torchmetrics."):
+            path = info.name[len("torchmetrics.") :]
+            if any(part.startswith("_") for part in path.split(".")):
+                continue
+            rows[path] = _public_names(importlib.import_module(info.name), info.name)
+    return rows
+
+
+TORCHMETRICS = _walk_torchmetrics()
+
+
+def _domain(path):
+    parts = path.split(".")
+    return ".".join(parts[:2]) if parts[0] == "functional" and len(parts) > 1 else parts[0]
+
+
+def _offered_domain(path):
+    """Whether the domain of ``path`` has landed here (its package exists)."""
+    if path in ("", "functional"):
+        return True
+    try:
+        return importlib.util.find_spec(f"lightning_metrics.{_domain(path)}") is not None
+    except ImportError:
+        return False
+
+
+def _home(path, name):
+    """The torchmetrics path that defines a name of the top level or of ``functional``."""
+    if path not in ("", "functional"):
+        return path
+    return _compat._homes(path).get(name, path)
+
+
+COVERED = [(p, n) for p, names in TORCHMETRICS.items() if p not in HELPER_MODULES for n in names
+           if _offered_domain(_home(p, n))]
+NOT_OFFERED_DOMAINS = sorted({_domain(p) for p in TORCHMETRICS if p and not _offered_domain(p)})
+
+
+def test_the_table_is_torchmetrics_1_9():
+    """The declarative table lists exactly torchmetrics' paths and names (rows to add are printed)."""
+    table = _compat.table()
+    missing = {p: names for p, names in TORCHMETRICS.items() if tuple(names) != table.get(p)}
+    rows = "\n".join(f'    "{p}": "{" ".join(n)}",' for p, n in missing.items())
+    assert not missing, f"torchmetrics {torchmetrics.__version__} has rows the table lacks or differ:\n{rows}"
+
+
+@pytest.mark.parametrize(("path", "name"), COVERED, ids=[f"{p}:{n}" for p, n in COVERED])
+def test_every_name_resolves_at_its_torchmetrics_path(path, name):
+    if f"{path}:{name}" in DEVIATIONS:
+        with pytest.raises(ImportError, match="does not offer"):
+            exec(f"from lightning_metrics{'.' + path if path else ''} import {name}", {})
+        return
+    module = importlib.import_module(f"lightning_metrics.{path}" if path else "lightning_metrics")
+    ours = getattr(module, name)
+    theirs = getattr(importlib.import_module(f"torchmetrics.{path}" if path else "torchmetrics"), name)
+    assert callable(ours) == callable(theirs)
+    if inspect.isclass(theirs) or inspect.isfunction(theirs):
+        _check_signature(path, name, theirs, ours)
+    if inspect.isclass(theirs):
+        _check_class_attributes(path, name, theirs, ours)
+
+
+def _signature(obj):
+    try:
+        params = inspect.signature(obj).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    return [(p.name, p.kind, repr(p.default)) for p in params]
+
+
+def _check_signature(path, name, theirs, ours):
+    key = f"sig:{name}"
+    if key in DEVIATIONS:
+        return
+    assert _signature(ours) == _signature(theirs), f"{key}: {inspect.signature(ours)} != {inspect.signature(theirs)}"
+    if inspect.isclass(theirs) and hasattr(theirs, "plot"):
+        assert _signature(getattr(ours, "plot", None)) == _signature(theirs.plot), f"plot of {key}"
+
+
+def _check_class_attributes(path, name, theirs, ours):
+    for attribute in CLASS_ATTRIBUTES:
+        key = f"attr:{name}:{attribute}"
+        if key in DEVIATIONS or not hasattr(theirs, attribute):
+            continue
+        mine, reference = inspect.getattr_static(ours, attribute, None), inspect.getattr_static(theirs, attribute)
+        if isinstance(reference, property) or isinstance(mine, property):
+            assert isinstance(mine, property) == isinstance(reference, property), key
+            continue
+        assert mine == reference or (mine != mine and reference != reference), f"{key}: {mine!r} != {reference!r}"
+
+
+@pytest.mark.parametrize("domain", NOT_OFFERED_DOMAINS)
+def test_a_domain_not_offered_says_so(domain):
+    paths = [p for p in TORCHMETRICS if _domain(p) == domain]
+    for path in paths:
+        with pytest.raises(ImportError, match="does not offer torchmetrics") as caught:
+            importlib.import_module(f"lightning_metrics.{path}")
+        assert "MetricsCallback" in str(caught.value) or "torchmetrics function" in str(caught.value)
+
+
+def test_names_not_offered_raise_import_error_and_attribute_error():
+    import lightning_metrics as lm
+
+    for path, names in TORCHMETRICS.items():
+        if path not in ("", "functional"):
+            continue
+        module = importlib.import_module(f"lightning_metrics.{path}" if path else "lightning_metrics")
+        for name in names:
+            if _offered_domain(_home(path, name)):
+                continue
+            assert not hasattr(module, name), name  # hasattr stays an ordinary False
+            with pytest.raises(ImportError, match="does not offer"):
+                exec(f"from {module.__name__} import {name}", {})
+    with pytest.raises(AttributeError, match="no attribute 'NoSuchMetric'"):
+        lm.NoSuchMetric  # noqa: B018
+
+
+def test_star_imports_and_dir_list_only_what_resolves():
+    namespace: dict = {}
+    exec("from lightning_metrics import *", namespace)
+    exec("from lightning_metrics.functional import *", namespace)
+    exec("from lightning_metrics.classification.accuracy import *", namespace)
+    assert {"Accuracy", "MeanMetric", "MetricCollection", "f1_score", "MulticlassAccuracy"} <= set(namespace)
+
+
+def test_import_loads_nothing_it_does_not_need():
+    code = (
+        "import sys, lightning_metrics\n"
+        "heavy = [m for m in ('lightning', 'pytorch_lightning', 'torchmetrics', 'scipy', 'matplotlib') if m in sys.modules]\n"
+        "domains = [m for m in sys.modules if m.startswith('lightning_metrics.') and m.split('.')[1] in "
+        "('classification', 'regression', 'wrappers', 'integration', 'aggregation')]\n"
+        "print(heavy, domains)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "[] []", out.stdout
