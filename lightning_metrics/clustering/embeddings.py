@@ -10,7 +10,8 @@ one pass that finds the clusters, their sizes and centroids.
 
 from __future__ import annotations
 
-from typing import Any, Hashable
+from collections.abc import Hashable
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -52,7 +53,7 @@ class ClusterEmbeddingMetric(Metric):
         self.data.append(data)
         self.labels.append(labels)
 
-    def _geometry(self) -> "tuple[ClusterGeometry, torch.dtype]":
+    def _geometry(self) -> tuple[ClusterGeometry, torch.dtype]:
         data, labels = cat_state(self, "data"), cat_state(self, "labels")
         if data is None or labels is None:
             data = torch.zeros(0, 0, device=self.device)

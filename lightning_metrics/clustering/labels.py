@@ -15,7 +15,8 @@ mutual information, pair counts). ``ClusterAccuracy`` takes ``num_classes`` and 
 
 from __future__ import annotations
 
-from typing import Any, Callable, Hashable, Literal, Optional
+from collections.abc import Callable, Hashable
+from typing import Any, Literal
 
 import torch
 from torch import Tensor
@@ -28,14 +29,21 @@ from lightning_metrics.functional._contingency import (
     stats_of_state,
 )
 from lightning_metrics.functional._contingency_measures import MEASURES
-from lightning_metrics.functional.clustering.labels import check_average_method, check_beta, check_cluster_labels
+from lightning_metrics.functional.clustering.labels import (
+    check_average_method,
+    check_beta,
+    check_cluster_labels,
+)
 from lightning_metrics.metric import Metric
 from lightning_metrics.utilities.data import dim_zero_cat
 
-_OPTION_CHECKS: dict[str, Callable[[Any], None]] = {"average_method": check_average_method, "beta": check_beta}
+_OPTION_CHECKS: dict[str, Callable[[Any], None]] = {
+    "average_method": check_average_method,
+    "beta": check_beta,
+}
 
 
-def cat_state(metric: Metric, name: str) -> Optional[Tensor]:
+def cat_state(metric: Metric, name: str) -> Tensor | None:
     """The batches of a ``cat`` state as one tensor (``None`` before any update).
 
     A list is replaced in place by its concatenation: the members of a compute group hold the same
@@ -56,11 +64,11 @@ class ClusterLabelMetric(Metric):
     """Keeps the label pairs and computes the score ``MEASURES[_measure]`` of their contingency table."""
 
     is_differentiable = True  # torchmetrics' declaration
-    higher_is_better: Optional[bool] = True
+    higher_is_better: bool | None = True
     full_state_update = False
     additive_update = True
-    plot_lower_bound: Optional[float] = 0.0
-    plot_upper_bound: Optional[float] = 1.0
+    plot_lower_bound: float | None = 0.0
+    plot_upper_bound: float | None = 1.0
     _measure = ""
 
     def _build(self) -> None:
@@ -120,7 +128,9 @@ class NormalizedMutualInfoScore(ClusterLabelMetric):
     higher_is_better = None
     _measure = "normalized_mutual_info_score"
 
-    def __init__(self, average_method: Literal["min", "geometric", "arithmetic", "max"] = "arithmetic", **kwargs: Any) -> None:
+    def __init__(
+        self, average_method: Literal["min", "geometric", "arithmetic", "max"] = "arithmetic", **kwargs: Any
+    ) -> None:
         self._configure(locals())
 
 
@@ -139,7 +149,9 @@ class AdjustedMutualInfoScore(ClusterLabelMetric):
     higher_is_better = None
     _measure = "adjusted_mutual_info_score"
 
-    def __init__(self, average_method: Literal["min", "geometric", "arithmetic", "max"] = "arithmetic", **kwargs: Any) -> None:
+    def __init__(
+        self, average_method: Literal["min", "geometric", "arithmetic", "max"] = "arithmetic", **kwargs: Any
+    ) -> None:
         self._configure(locals())
 
 

@@ -16,7 +16,7 @@ import torch
 from torch import Tensor
 
 
-def linear_sum_assignment(cost: Tensor) -> "tuple[Tensor, Tensor]":
+def linear_sum_assignment(cost: Tensor) -> tuple[Tensor, Tensor]:
     """Rows and columns of a minimum-cost complete matching of an integer ``(R, K)`` cost matrix.
 
     Every row is matched when ``R <= K`` (every column otherwise); returns ``(rows, cols)`` like

@@ -15,8 +15,9 @@ scikit-learn's in a few degenerate cases (documented per measure).
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -54,7 +55,13 @@ def normalized_mutual_info(s: TableStats, average_method: str = "arithmetic") ->
 
 def adjusted_mutual_info(s: TableStats, average_method: str = "arithmetic") -> Tensor:
     emi = s.expected_mutual_info
-    denominator = generalized_mean(s.entropy_preds, s.entropy_target, average_method) - emi
+    normalizer = generalized_mean(s.entropy_preds, s.entropy_target, average_method)
+    rounding = 1e-12 * max(1.0, float(normalizer))
+    if normalizer > 0 and (normalizer - emi).abs() <= rounding and (s.mutual_info - emi).abs() <= rounding:
+        # MI = E[MI] = normaliser (e.g. two all-singleton labelings): 0/0 up to rounding, whose noise
+        # torchmetrics returns (0.0 or 1.0 by sample size); the agreement is as high as it can be
+        return torch.ones((), dtype=torch.float64)
+    denominator = normalizer - emi
     # kept at least one float32 epsilon away from zero, on its own side (torchmetrics, scikit-learn)
     denominator = denominator.clamp(max=-_EPS32) if denominator < 0 else denominator.clamp(min=_EPS32)
     return (s.mutual_info - emi) / denominator
@@ -114,7 +121,7 @@ def cluster_accuracy(s: TableStats) -> Tensor:
 
 
 # ------------------------------------------------------------------ nominal association
-def _bias_corrected(s: TableStats, phi_squared: Tensor) -> "tuple[Tensor, Tensor, Tensor]":
+def _bias_corrected(s: TableStats, phi_squared: Tensor) -> tuple[Tensor, Tensor, Tensor]:
     rows, cols = s.shape
     dof = s.n - 1
     phi_squared = torch.clamp(phi_squared - (rows - 1) * (cols - 1) / dof, min=0.0)
@@ -178,7 +185,9 @@ class Measure:
     def __call__(self, stats: TableStats, **options: Any) -> Tensor:
         value = self.score(stats, **{k: options[k] for k in self.options})
         # float32 results, as torchmetrics; Theil's U keeps its int64 zero
-        dtype: Optional[torch.dtype] = None if isinstance(value, Tensor) and not value.is_floating_point() else torch.float32
+        dtype: torch.dtype | None = (
+            None if isinstance(value, Tensor) and not value.is_floating_point() else torch.float32
+        )
         return stats.result(value, dtype)
 
 

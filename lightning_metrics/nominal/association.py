@@ -10,14 +10,24 @@ share one table, one update and, within one ``compute``, the chi-squared and ent
 
 from __future__ import annotations
 
-from typing import Any, Hashable, Literal, Optional
+from collections.abc import Hashable
+from typing import Any, Literal
 
 import torch
 from torch import Tensor
 
-from lightning_metrics.functional._contingency import check_label_range, check_num_classes, fixed_table, stats_of_state
+from lightning_metrics.functional._contingency import (
+    check_label_range,
+    check_num_classes,
+    fixed_table,
+    stats_of_state,
+)
 from lightning_metrics.functional._contingency_measures import MEASURES
-from lightning_metrics.functional.nominal.association import check_bias_correction, check_nan_args, nominal_labels
+from lightning_metrics.functional.nominal.association import (
+    check_bias_correction,
+    check_nan_args,
+    nominal_labels,
+)
 from lightning_metrics.metric import Metric
 
 
@@ -64,7 +74,8 @@ class CramersV(NominalAssociation):
 
     >>> import torch
     >>> metric = CramersV(num_classes=3)
-    >>> metric.update(torch.tensor([0, 1, 2, 2, 1, 0, 0, 1, 2, 2]), torch.tensor([0, 1, 2, 1, 1, 0, 0, 1, 2, 2]))
+    >>> preds = torch.tensor([0, 1, 2, 2, 1, 0, 0, 1, 2, 2])
+    >>> metric.update(preds, torch.tensor([0, 1, 2, 1, 1, 0, 0, 1, 2, 2]))
     >>> metric.compute()
     tensor(0.8478)
     """
@@ -76,7 +87,7 @@ class CramersV(NominalAssociation):
         num_classes: int,
         bias_correction: bool = True,
         nan_strategy: Literal["replace", "drop"] = "replace",
-        nan_replace_value: Optional[float] = 0.0,
+        nan_replace_value: float | None = 0.0,
         **kwargs: Any,
     ) -> None:
         self._configure(locals())
@@ -87,7 +98,8 @@ class TschuprowsT(NominalAssociation):
 
     >>> import torch
     >>> metric = TschuprowsT(num_classes=3)
-    >>> metric.update(torch.tensor([0, 1, 2, 2, 1, 0, 0, 1, 2, 2]), torch.tensor([0, 1, 2, 1, 1, 0, 0, 1, 2, 2]))
+    >>> preds = torch.tensor([0, 1, 2, 2, 1, 0, 0, 1, 2, 2])
+    >>> metric.update(preds, torch.tensor([0, 1, 2, 1, 1, 0, 0, 1, 2, 2]))
     >>> metric.compute()
     tensor(0.8478)
     """
@@ -99,7 +111,7 @@ class TschuprowsT(NominalAssociation):
         num_classes: int,
         bias_correction: bool = True,
         nan_strategy: Literal["replace", "drop"] = "replace",
-        nan_replace_value: Optional[float] = 0.0,
+        nan_replace_value: float | None = 0.0,
         **kwargs: Any,
     ) -> None:
         self._configure(locals())
@@ -110,7 +122,8 @@ class PearsonsContingencyCoefficient(NominalAssociation):
 
     >>> import torch
     >>> metric = PearsonsContingencyCoefficient(num_classes=3)
-    >>> metric.update(torch.tensor([0, 1, 2, 2, 1, 0, 0, 1, 2, 2]), torch.tensor([0, 1, 2, 1, 1, 0, 0, 1, 2, 2]))
+    >>> preds = torch.tensor([0, 1, 2, 2, 1, 0, 0, 1, 2, 2])
+    >>> metric.update(preds, torch.tensor([0, 1, 2, 1, 1, 0, 0, 1, 2, 2]))
     >>> metric.compute()
     tensor(0.7809)
     """
@@ -121,7 +134,7 @@ class PearsonsContingencyCoefficient(NominalAssociation):
         self,
         num_classes: int,
         nan_strategy: Literal["replace", "drop"] = "replace",
-        nan_replace_value: Optional[float] = 0.0,
+        nan_replace_value: float | None = 0.0,
         **kwargs: Any,
     ) -> None:
         self._configure(locals())
@@ -132,7 +145,8 @@ class TheilsU(NominalAssociation):
 
     >>> import torch
     >>> metric = TheilsU(num_classes=3)
-    >>> metric.update(torch.tensor([0, 1, 2, 2, 1, 0, 0, 1, 2, 2]), torch.tensor([0, 1, 2, 1, 1, 0, 0, 1, 2, 2]))
+    >>> preds = torch.tensor([0, 1, 2, 2, 1, 0, 0, 1, 2, 2])
+    >>> metric.update(preds, torch.tensor([0, 1, 2, 1, 1, 0, 0, 1, 2, 2]))
     >>> metric.compute()
     tensor(0.7934)
     """
@@ -143,7 +157,7 @@ class TheilsU(NominalAssociation):
         self,
         num_classes: int,
         nan_strategy: Literal["replace", "drop"] = "replace",
-        nan_replace_value: Optional[float] = 0.0,
+        nan_replace_value: float | None = 0.0,
         **kwargs: Any,
     ) -> None:
         self._configure(locals())

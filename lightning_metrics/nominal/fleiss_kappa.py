@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Hashable, Literal
+from collections.abc import Hashable
+from typing import Any, Literal
 
 import torch
 from torch import Tensor
@@ -72,7 +73,11 @@ class FleissKappa(Metric):
     def compute(self) -> Tensor:
         """Fleiss' kappa of every rating seen."""
         rows = self.category_totals
-        totals = dim_zero_cat(rows).sum(0) if isinstance(rows, Tensor) or rows else torch.zeros(0, device=self.device)
+        totals = (
+            dim_zero_cat(rows).sum(0)
+            if isinstance(rows, Tensor) or rows
+            else torch.zeros(0, device=self.device)
+        )
         return fleiss_kappa_from(self.n_samples, totals, self.sum_squares, self.max_raters)
 
 

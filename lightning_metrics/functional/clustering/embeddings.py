@@ -45,7 +45,9 @@ def check_embeddings(data: Any, labels: Any) -> None:
         if not isinstance(value, Tensor):
             raise TypeError(f"Argument `{name}` must be a torch.Tensor, got {type(value).__name__}")
     if data.ndim != 2:
-        raise ValueError(f"Argument `data` must be a 2-D tensor (samples, features), got shape {tuple(data.shape)}")
+        raise ValueError(
+            f"Argument `data` must be a 2-D tensor (samples, features), got shape {tuple(data.shape)}"
+        )
     if not data.is_floating_point():
         raise ValueError(f"Argument `data` must be floating point, got dtype {data.dtype}")
     if labels.ndim != 1:
@@ -102,13 +104,19 @@ def davies_bouldin_from(geometry: ClusterGeometry) -> Tensor:
     _check_cluster_count(geometry)
     k = geometry.num_clusters
     distance = geometry.offsets().norm(dim=1)
-    scatter = torch.zeros(k, dtype=distance.dtype, device=distance.device).index_add_(0, geometry.cluster, distance)
+    scatter = torch.zeros(k, dtype=distance.dtype, device=distance.device).index_add_(
+        0, geometry.cluster, distance
+    )
     scatter = scatter / geometry.sizes
     separation = torch.cdist(
-        geometry.centroids.unsqueeze(0), geometry.centroids.unsqueeze(0), compute_mode="donot_use_mm_for_euclid_dist"
+        geometry.centroids.unsqueeze(0),
+        geometry.centroids.unsqueeze(0),
+        compute_mode="donot_use_mm_for_euclid_dist",
     )[0]
     zeros = torch.zeros((), dtype=scatter.dtype, device=scatter.device)
-    if torch.allclose(scatter, zeros.expand_as(scatter)) or torch.allclose(separation, zeros.expand_as(separation)):
+    if torch.allclose(scatter, zeros.expand_as(scatter)) or torch.allclose(
+        separation, zeros.expand_as(separation)
+    ):
         return torch.zeros((), dtype=torch.float32, device=scatter.device)
     separation = separation.masked_fill(separation == 0, float("inf"))
     ratio = (scatter.unsqueeze(0) + scatter.unsqueeze(1)) / separation
@@ -116,7 +124,7 @@ def davies_bouldin_from(geometry: ClusterGeometry) -> Tensor:
 
 
 def dunn_from(geometry: ClusterGeometry, p: float, dtype: torch.dtype) -> Tensor:
-    """The Dunn index (closest centroids over the widest cluster, ``p``-norm) of a :class:`ClusterGeometry`."""
+    """The Dunn index of a :class:`ClusterGeometry`: closest centroids over widest cluster (``p``-norm)."""
     if geometry.num_clusters < 2:
         raise ValueError(
             f"The Dunn index needs at least two clusters in `labels`, got {geometry.num_clusters}"

@@ -11,7 +11,6 @@ from __future__ import annotations
 from numbers import Real
 from typing import Any, Literal
 
-import torch
 from torch import Tensor
 
 from lightning_metrics.functional._contingency import (
@@ -39,7 +38,9 @@ def check_cluster_labels(preds: Any, target: Any) -> None:
                 "convert it with `.long()` if the values are whole numbers"
             )
         if value.ndim != 1:
-            raise ValueError(f"Argument `{name}` must be a 1-D tensor of cluster labels, got shape {tuple(value.shape)}")
+            raise ValueError(
+                f"Argument `{name}` must be a 1-D tensor of cluster labels, got shape {tuple(value.shape)}"
+            )
     if preds.shape != target.shape:
         raise ValueError(
             f"Arguments `preds` and `target` must have the same shape, got {tuple(preds.shape)} and "

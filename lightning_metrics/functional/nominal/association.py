@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 from numbers import Real
-from typing import Any, Literal, Optional
+from typing import Any, Literal
 
 import torch
 from torch import Tensor
@@ -30,7 +30,9 @@ NanStrategy = Literal["replace", "drop"]
 def check_nan_args(nan_strategy: Any, nan_replace_value: Any) -> None:
     """``nan_strategy`` one of replace/drop; a number to replace with when it is ``"replace"``."""
     check_choice("nan_strategy", nan_strategy, NAN_STRATEGIES)
-    if nan_strategy == "replace" and (isinstance(nan_replace_value, bool) or not isinstance(nan_replace_value, Real)):
+    if nan_strategy == "replace" and (
+        isinstance(nan_replace_value, bool) or not isinstance(nan_replace_value, Real)
+    ):
         raise ValueError(
             "Argument `nan_replace_value` must be an int or a float when `nan_strategy`='replace', "
             f"got {nan_replace_value!r}"
@@ -49,14 +51,15 @@ def _series(name: str, value: Any) -> Tensor:
         return value.argmax(1)
     if value.ndim != 1:
         raise ValueError(
-            f"Argument `{name}` must be 1-D (categories) or 2-D (samples, classes), got shape {tuple(value.shape)}"
+            f"Argument `{name}` must be 1-D (categories) or 2-D (samples, classes), "
+            f"got shape {tuple(value.shape)}"
         )
     return value
 
 
 def nominal_labels(
-    preds: Tensor, target: Tensor, nan_strategy: str, nan_replace_value: Optional[float]
-) -> "tuple[Tensor, Tensor]":
+    preds: Tensor, target: Tensor, nan_strategy: str, nan_replace_value: float | None
+) -> tuple[Tensor, Tensor]:
     """Both series as int64 categories, NaN handled by ``nan_strategy``."""
     preds, target = _series("preds", preds), _series("target", target)
     if preds.shape[0] != target.shape[0]:
@@ -77,16 +80,23 @@ def _isnan(values: Tensor) -> Tensor:
     return values.isnan() if values.is_floating_point() else torch.zeros_like(values, dtype=torch.bool)
 
 
-def association(measure: str, preds: Tensor, target: Tensor, nan_strategy: str, nan_replace_value: Any,
-                **options: Any) -> Tensor:
+def association(
+    measure: str, preds: Tensor, target: Tensor, nan_strategy: str, nan_replace_value: Any, **options: Any
+) -> Tensor:
     """``MEASURES[measure]`` of the contingency table of two categorical series."""
     check_nan_args(nan_strategy, nan_replace_value)
     preds, target = nominal_labels(preds, target, nan_strategy, nan_replace_value)
     return MEASURES[measure](TableStats(dense_table(preds, target)), **options)
 
 
-def association_matrix(measure: str, matrix: Tensor, nan_strategy: str, nan_replace_value: Any,
-                       symmetric: bool = True, **options: Any) -> Tensor:
+def association_matrix(
+    measure: str,
+    matrix: Tensor,
+    nan_strategy: str,
+    nan_replace_value: Any,
+    symmetric: bool = True,
+    **options: Any,
+) -> Tensor:
     """``(V, V)`` float32: the measure between columns ``i`` (as ``preds``) and ``j`` (as ``target``) at
     ``[i, j]``, 1 on the diagonal. Each column is relabelled once; each pair is one ``bincount``."""
     check_nan_args(nan_strategy, nan_replace_value)
@@ -126,7 +136,7 @@ def cramers_v(
     target: Tensor,
     bias_correction: bool = True,
     nan_strategy: NanStrategy = "replace",
-    nan_replace_value: Optional[float] = 0.0,
+    nan_replace_value: float | None = 0.0,
 ) -> Tensor:
     """Cramer's V: ``sqrt(chi2 / n / min(r - 1, k - 1))``, in [0, 1] (symmetric).
 
@@ -140,7 +150,9 @@ def cramers_v(
     tensor(0.8478)
     """
     check_bias_correction(bias_correction)
-    return association("cramers_v", preds, target, nan_strategy, nan_replace_value, bias_correction=bias_correction)
+    return association(
+        "cramers_v", preds, target, nan_strategy, nan_replace_value, bias_correction=bias_correction
+    )
 
 
 def tschuprows_t(
@@ -148,7 +160,7 @@ def tschuprows_t(
     target: Tensor,
     bias_correction: bool = True,
     nan_strategy: NanStrategy = "replace",
-    nan_replace_value: Optional[float] = 0.0,
+    nan_replace_value: float | None = 0.0,
 ) -> Tensor:
     """Tschuprow's T: ``sqrt(chi2 / n / sqrt((r - 1)(k - 1)))``, in [0, 1] (symmetric).
 
@@ -168,7 +180,7 @@ def pearsons_contingency_coefficient(
     preds: Tensor,
     target: Tensor,
     nan_strategy: NanStrategy = "replace",
-    nan_replace_value: Optional[float] = 0.0,
+    nan_replace_value: float | None = 0.0,
 ) -> Tensor:
     """Pearson's contingency coefficient ``sqrt(phi2 / (1 + phi2))`` with ``phi2 = chi2 / n`` (symmetric).
 
@@ -185,7 +197,7 @@ def theils_u(
     preds: Tensor,
     target: Tensor,
     nan_strategy: NanStrategy = "replace",
-    nan_replace_value: Optional[float] = 0.0,
+    nan_replace_value: float | None = 0.0,
 ) -> Tensor:
     """Theil's uncertainty coefficient ``U(preds | target) = (H(preds) - H(preds | target)) / H(preds)``:
     how much knowing ``target`` tells about ``preds`` (asymmetric, in [0, 1]). When ``preds`` holds a
@@ -204,7 +216,7 @@ def cramers_v_matrix(
     matrix: Tensor,
     bias_correction: bool = True,
     nan_strategy: NanStrategy = "replace",
-    nan_replace_value: Optional[float] = 0.0,
+    nan_replace_value: float | None = 0.0,
 ) -> Tensor:
     """Cramer's V between every pair of columns of an ``(N, V)`` matrix of categorical variables.
 
@@ -216,14 +228,16 @@ def cramers_v_matrix(
             [0.8165, 0.4714, 1.0000]])
     """
     check_bias_correction(bias_correction)
-    return association_matrix("cramers_v", matrix, nan_strategy, nan_replace_value, bias_correction=bias_correction)
+    return association_matrix(
+        "cramers_v", matrix, nan_strategy, nan_replace_value, bias_correction=bias_correction
+    )
 
 
 def tschuprows_t_matrix(
     matrix: Tensor,
     bias_correction: bool = True,
     nan_strategy: NanStrategy = "replace",
-    nan_replace_value: Optional[float] = 0.0,
+    nan_replace_value: float | None = 0.0,
 ) -> Tensor:
     """Tschuprow's T between every pair of columns of an ``(N, V)`` matrix of categorical variables.
 
@@ -243,7 +257,7 @@ def tschuprows_t_matrix(
 def pearsons_contingency_coefficient_matrix(
     matrix: Tensor,
     nan_strategy: NanStrategy = "replace",
-    nan_replace_value: Optional[float] = 0.0,
+    nan_replace_value: float | None = 0.0,
 ) -> Tensor:
     """Pearson's contingency coefficient between every pair of columns of an ``(N, V)`` matrix.
 
@@ -260,7 +274,7 @@ def pearsons_contingency_coefficient_matrix(
 def theils_u_matrix(
     matrix: Tensor,
     nan_strategy: NanStrategy = "replace",
-    nan_replace_value: Optional[float] = 0.0,
+    nan_replace_value: float | None = 0.0,
 ) -> Tensor:
     """Theil's U between every pair of columns: ``U(column i | column j)`` at ``[i, j]`` (asymmetric).
 

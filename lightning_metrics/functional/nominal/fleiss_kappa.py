@@ -32,24 +32,27 @@ def fleiss_counts(ratings: Any, mode: str) -> Tensor:
     if mode == "probs":
         if ratings.ndim != 3 or not ratings.is_floating_point():
             raise ValueError(
-                "Argument `ratings` must be a floating point tensor of shape (n_samples, n_categories, n_raters) "
-                f"when `mode`='probs', got dtype {ratings.dtype} and shape {tuple(ratings.shape)}"
+                "Argument `ratings` must be a floating point tensor of shape "
+                f"(n_samples, n_categories, n_raters) when `mode`='probs', got dtype {ratings.dtype} "
+                f"and shape {tuple(ratings.shape)}"
             )
         choice = ratings.argmax(dim=1)
         counts = torch.zeros(ratings.shape[0], ratings.shape[1], dtype=torch.int64, device=ratings.device)
         return counts.scatter_add_(1, choice, torch.ones_like(choice))
     if ratings.ndim != 2 or ratings.is_floating_point() or ratings.is_complex():
         raise ValueError(
-            "Argument `ratings` must be an integer tensor of shape (n_samples, n_categories) when `mode`='counts', "
-            f"got dtype {ratings.dtype} and shape {tuple(ratings.shape)}"
+            "Argument `ratings` must be an integer tensor of shape (n_samples, n_categories) "
+            f"when `mode`='counts', got dtype {ratings.dtype} and shape {tuple(ratings.shape)}"
         )
     return ratings.long()
 
 
-def fleiss_statistics(counts: Tensor) -> "dict[str, Tensor]":
+def fleiss_statistics(counts: Tensor) -> dict[str, Tensor]:
     """The sums the score needs, for one batch of counts (all int64)."""
     per_sample = counts.sum(1)
-    widest = per_sample.amax() if per_sample.numel() else torch.zeros((), dtype=torch.int64, device=counts.device)
+    widest = (
+        per_sample.amax() if per_sample.numel() else torch.zeros((), dtype=torch.int64, device=counts.device)
+    )
     return {
         "n_samples": torch.tensor(counts.shape[0], dtype=torch.int64, device=counts.device),
         "category_totals": counts.sum(0),
@@ -58,7 +61,9 @@ def fleiss_statistics(counts: Tensor) -> "dict[str, Tensor]":
     }
 
 
-def fleiss_kappa_from(n_samples: Tensor, category_totals: Tensor, sum_squares: Tensor, max_raters: Tensor) -> Tensor:
+def fleiss_kappa_from(
+    n_samples: Tensor, category_totals: Tensor, sum_squares: Tensor, max_raters: Tensor
+) -> Tensor:
     """Fleiss' kappa from the sums (float32), with torchmetrics' ``1e-5`` in the denominator."""
     n, raters = n_samples.double(), max_raters.double()
     category_share = category_totals.double() / (n * raters)
