@@ -10,7 +10,8 @@ centroids, Dunn the closest pair of centroids with the widest cluster.
 from __future__ import annotations
 
 from numbers import Real
-from typing import Any, NamedTuple
+from functools import cached_property
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -18,13 +19,15 @@ from torch import Tensor
 _PAIR_CHUNK = 1 << 22  # elements of the (rows, clusters, dim) centroid differences held at once
 
 
-class ClusterGeometry(NamedTuple):
-    """Embedded samples and their clusters, relabelled ``0..K-1`` (float64)."""
+class ClusterGeometry:
+    """Embedded samples and their clusters, relabelled ``0..K-1``, in float64; what the scores derive
+    from them (each sample's offset from its centroid and its length) is computed once."""
 
-    data: Tensor  # (N, d)
-    cluster: Tensor  # (N,) index of each sample's cluster
-    sizes: Tensor  # (K,) samples per cluster
-    centroids: Tensor  # (K, d)
+    def __init__(self, data: Tensor, cluster: Tensor, sizes: Tensor, centroids: Tensor) -> None:
+        self.data = data  # (N, d)
+        self.cluster = cluster  # (N,) index of each sample's cluster
+        self.sizes = sizes  # (K,) samples per cluster
+        self.centroids = centroids  # (K, d)
 
     @property
     def num_clusters(self) -> int:
@@ -34,9 +37,18 @@ class ClusterGeometry(NamedTuple):
     def num_samples(self) -> int:
         return int(self.data.shape[0])
 
+    @cached_property
     def offsets(self) -> Tensor:
         """Each sample minus its centroid."""
         return self.data - self.centroids[self.cluster]
+
+    @cached_property
+    def distances(self) -> Tensor:
+        """The Euclidean length of each offset."""
+        return torch.linalg.vector_norm(self.offsets, dim=1)
+
+    def norms(self, p: float) -> Tensor:
+        return self.distances if p == 2 else torch.linalg.vector_norm(self.offsets, ord=p, dim=1)
 
 
 def check_embeddings(data: Any, labels: Any) -> None:
@@ -93,7 +105,7 @@ def calinski_harabasz_from(geometry: ClusterGeometry) -> Tensor:
     n, k = geometry.num_samples, geometry.num_clusters
     spread = ((geometry.centroids - geometry.data.mean(0)) ** 2).sum(1)
     between = (geometry.sizes * spread).sum()
-    within = (geometry.offsets() ** 2).sum()
+    within = (geometry.distances**2).sum()
     if within == 0:
         return torch.ones((), dtype=torch.float32, device=geometry.data.device)
     return (between * (n - k) / (within * (k - 1))).float()
@@ -103,7 +115,7 @@ def davies_bouldin_from(geometry: ClusterGeometry) -> Tensor:
     """The Davies-Bouldin index of a :class:`ClusterGeometry` (float32; lower is better)."""
     _check_cluster_count(geometry)
     k = geometry.num_clusters
-    distance = geometry.offsets().norm(dim=1)
+    distance = geometry.distances
     scatter = torch.zeros(k, dtype=distance.dtype, device=distance.device).index_add_(
         0, geometry.cluster, distance
     )
@@ -129,7 +141,7 @@ def dunn_from(geometry: ClusterGeometry, p: float, dtype: torch.dtype) -> Tensor
         raise ValueError(
             f"The Dunn index needs at least two clusters in `labels`, got {geometry.num_clusters}"
         )
-    widest = torch.linalg.vector_norm(geometry.offsets(), ord=p, dim=1).max()
+    widest = geometry.norms(p).max()
     return (_closest_centroids(geometry.centroids, p) / widest).to(dtype)
 
 
