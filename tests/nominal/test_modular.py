@@ -1,5 +1,6 @@
-"""The nominal classes as states: streaming, merging, forward, one shared table in a collection,
-bad input (errors that name the argument and value, state untouched) and two-process sync."""
+"""The nominal classes as states: streaming, merging, forward, one shared table in a collection, and
+bad input (errors that name the argument and value, state untouched). Two-process sync of the nominal
+metrics runs with the clustering ones in ``tests/clustering/test_distributed.py`` (one spawn)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ import lightning_metrics.functional.nominal as lmf
 import lightning_metrics.nominal as lmn
 from lightning_metrics import MetricCollection
 from lightning_metrics.functional import _contingency
-from tests._distributed import run_distributed
 from tests.nominal._cases import ASSOCIATIONS, nominal_cases
 from tests.reliability._registry import assert_identical
 
@@ -174,48 +174,3 @@ def test_drop_needs_no_replace_value() -> None:
     metric = lmn.CramersV(num_classes=3, nan_strategy="drop", nan_replace_value=None)
     metric.update(torch.tensor([0.0, 1.0, float("nan"), 2.0]), torch.tensor([0.0, 1.0, 2.0, float("nan")]))
     assert int(metric.confmat.sum()) == 2
-
-
-# ------------------------------------------------------------------ two processes
-def _worker(rank: int, world: int) -> dict:
-    case = nominal_cases()[1]
-    batches = case.batches()
-    out = {}
-    for split, shard in (
-        ("uneven", batches[:2] if rank == 0 else batches[2:]),
-        ("idle", batches if rank == 0 else []),
-    ):
-        collection = MetricCollection(
-            {**_metrics(case.num_classes), "kappa_src": lmn.CramersV(case.num_classes)}
-        )
-        kappa = lmn.FleissKappa()
-        for preds, target in shard:
-            collection.update(preds, target)
-            kappa.update(
-                torch.nn.functional.one_hot(preds, case.num_classes)
-                + torch.nn.functional.one_hot(target, case.num_classes)
-            )
-        out[split] = {**collection.compute(), "fleiss": kappa.compute()}
-    return out
-
-
-@pytest.mark.timeout(180)
-def test_two_processes_equal_one() -> None:
-    results = run_distributed(_worker, timeout=150)
-    case = nominal_cases()[1]
-    expected = {k: _single(k, case.num_classes, case.preds, case.target) for k in _metrics(case.num_classes)}
-    kappa = lmn.FleissKappa()
-    kappa.update(
-        torch.nn.functional.one_hot(case.preds, case.num_classes)
-        + torch.nn.functional.one_hot(case.target, case.num_classes)
-    )
-    expected["fleiss"] = kappa.compute()
-    for rank_result in results:
-        for split in ("uneven", "idle"):
-            for name, value in expected.items():
-                assert torch.equal(rank_result[split][name], value), (
-                    split,
-                    name,
-                    rank_result[split][name],
-                    value,
-                )
