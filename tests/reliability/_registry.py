@@ -2,7 +2,8 @@
 
 Shared by the persistence, numerics and fuzz tests. ``ENTRIES`` maps a case id to an :class:`Entry`;
 ``test_persistence`` fails when a public class (``__all__`` of classification, regression,
-aggregation, wrappers) has no entry and no reason in ``EXCLUDED``. Each entry can be built from
+aggregation, wrappers, nominal, clustering) has no entry and no reason in
+``EXCLUDED``. Each entry can be built from
 lightning_metrics or from torchmetrics (the oracle): wrappers build their inner metrics from the
 same library.
 """
@@ -166,6 +167,30 @@ AGGREGATION: dict[str, tuple[str, dict]] = {
 def _complement(preds: Tensor) -> Tensor:  # a module-level transform: the wrapper stays picklable
     return 1 - preds
 
+NOMINAL: dict[str, tuple[str, dict]] = {
+    "CramersV": ("categories", dict(num_classes=C)),
+    "FleissKappa": ("ratings", dict()),
+    "PearsonsContingencyCoefficient": ("categories", dict(num_classes=C)),
+    "TheilsU": ("categories", dict(num_classes=C)),
+    "TschuprowsT": ("categories", dict(num_classes=C, bias_correction=False)),
+}
+
+CLUSTERING: dict[str, tuple[str, dict]] = {
+    "AdjustedMutualInfoScore": ("cluster_ids", dict()),
+    "AdjustedRandScore": ("cluster_ids", dict()),
+    "CalinskiHarabaszScore": ("embeddings", dict()),
+    "ClusterAccuracy": ("categories", dict(num_classes=C)),
+    "CompletenessScore": ("cluster_ids", dict()),
+    "DaviesBouldinScore": ("embeddings", dict()),
+    "DunnIndex": ("embeddings", dict(p=1.5)),
+    "FowlkesMallowsIndex": ("cluster_ids", dict()),
+    "HomogeneityScore": ("cluster_ids", dict()),
+    "MutualInfoScore": ("cluster_ids", dict()),
+    "NormalizedMutualInfoScore": ("cluster_ids", dict(average_method="geometric")),
+    "RandScore": ("cluster_ids", dict()),
+    "VMeasureScore": ("cluster_ids", dict(beta=2.0)),
+}
+
 
 def _wrapped(package: str, name: str, **kwargs: Any) -> Callable[[Any], Any]:
     return lambda lib: getattr(getattr(lib, package), name)(**kwargs)
@@ -281,6 +306,8 @@ def _entries() -> dict[str, Entry]:
         ("regression", REGRESSION),
         ("aggregation", AGGREGATION),
         ("wrappers", WRAPPERS),
+        ("nominal", NOMINAL),
+        ("clustering", CLUSTERING),
     ):
         for name, (kind, kwargs) in table.items():
             out[name] = Entry(name, package, name, kind, kwargs)
@@ -295,7 +322,7 @@ ENTRIES: dict[str, Entry] = _entries()
 def public_classes() -> list[str]:
     """``package.Name`` for every class exported by the metric packages."""
     names = []
-    for package in ("classification", "regression", "aggregation", "wrappers"):
+    for package in ("classification", "regression", "aggregation", "wrappers", "nominal", "clustering"):
         module = importlib.import_module(f"lightning_metrics.{package}")
         names += [f"{package}.{n}" for n in module.__all__ if isinstance(getattr(module, n), type)]
     return names
@@ -340,6 +367,16 @@ def make_batch(kind: str, n: int, gen: torch.Generator, dtype: torch.dtype = tor
         return rand(n).to(dtype), torch.randint(0, 2, (n,), generator=gen), torch.arange(n) % C
     if kind == "binary_soft_target":  # targets in [0, 1] that a BinaryTargetTransformer binarizes
         return rand(n).to(dtype), rand(n).to(dtype)
+
+    if kind == "categories":
+        return torch.randint(0, C, (n,), generator=gen), torch.randint(0, C, (n,), generator=gen)
+    if kind == "cluster_ids":  # arbitrary ids: negative, gapped
+        return torch.randint(0, 4, (n,), generator=gen) * 5 - 3, torch.randint(0, C, (n,), generator=gen)
+    if kind == "embeddings":  # every batch holds C clusters once it has C samples
+        labels = torch.randperm(n, generator=gen) % C
+        return (randn(n, 3) + 3 * labels.unsqueeze(1)).to(dtype), labels
+    if kind == "ratings":  # 4 raters per sample
+        return (torch.nn.functional.one_hot(torch.randint(0, C, (n, 4), generator=gen), C).sum(1),)
     if kind == "multitask":
         reg_t = randn(n)
         preds = {"cls": rand(n).to(dtype), "reg": (reg_t + randn(n)).to(dtype)}

@@ -1,0 +1,127 @@
+"""Modular scores of one clustering of embedded data (torchmetrics 1.9 names and values).
+
+Davies-Bouldin needs each sample's distance to its cluster's final centroid and Dunn the largest
+one, which no running sum gives; so these metrics keep the samples, as torchmetrics does: ``cat``
+states ``data`` and ``labels``, ``d * data.element_size() + labels.element_size()`` bytes per sample
+(``4d + 8`` for float32 embeddings and int64 labels) until ``reset``. The three share their
+``statistic_spec``: in a ``MetricCollection`` one copy of the samples and, within one ``compute``,
+one pass that finds the clusters, their sizes and centroids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from lightning_metrics.clustering.labels import cat_state
+from lightning_metrics.functional.clustering.embeddings import (
+    ClusterGeometry,
+    calinski_harabasz_from,
+    check_embeddings,
+    check_p,
+    cluster_geometry,
+    davies_bouldin_from,
+    dunn_from,
+)
+from lightning_metrics.metric import Metric
+from lightning_metrics.utilities.memo import derived
+
+
+class ClusterEmbeddingMetric(Metric):
+    """Keeps embedded samples and their cluster labels; subclasses score the geometry."""
+
+    is_differentiable = True
+    higher_is_better = True
+    full_state_update = False
+    additive_update = True
+    plot_lower_bound = 0.0
+
+    def _build(self) -> None:
+        self.add_state("data", [], dist_reduce_fx="cat")
+        self.add_state("labels", [], dist_reduce_fx="cat")
+
+    @property
+    def statistic_spec(self) -> Hashable:
+        return ("cluster_embeddings",)
+
+    def update(self, data: Tensor, labels: Tensor) -> None:
+        """Append a batch: ``data`` of shape ``(N, d)``, ``labels`` of ``N`` integer cluster ids."""
+        check_embeddings(data, labels)
+        self.data.append(data)
+        self.labels.append(labels)
+
+    def _geometry(self) -> tuple[ClusterGeometry, torch.dtype]:
+        data, labels = cat_state(self, "data"), cat_state(self, "labels")
+        if data is None or labels is None:
+            data = torch.zeros(0, 0, device=self.device)
+            labels = torch.zeros(0, dtype=torch.int64, device=self.device)
+        return derived("cluster_geometry", data, lambda d: cluster_geometry(d, labels)), data.dtype
+
+
+class CalinskiHarabaszScore(ClusterEmbeddingMetric):
+    """Calinski-Harabasz score (variance ratio criterion): higher for dense, well separated clusters.
+
+    >>> import torch
+    >>> metric = CalinskiHarabaszScore()
+    >>> data = torch.tensor([[0.0, 0.0], [0.0, 1.0], [4.0, 4.0], [4.0, 5.0], [9.0, 0.0], [9.0, 1.5]])
+    >>> metric.update(data, torch.tensor([0, 0, 1, 1, 2, 2]))
+    >>> metric.compute()
+    tensor(71.5882)
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        self._configure(locals())
+
+    def compute(self) -> Tensor:
+        return calinski_harabasz_from(self._geometry()[0])
+
+
+class DaviesBouldinScore(ClusterEmbeddingMetric):
+    """Davies-Bouldin score: mean worst ratio of within-cluster scatter to centroid separation.
+
+    Lower is better, so ``higher_is_better`` is ``False`` (torchmetrics 1.9 declares ``True``).
+
+    >>> import torch
+    >>> metric = DaviesBouldinScore()
+    >>> data = torch.tensor([[0.0, 0.0], [0.0, 1.0], [4.0, 4.0], [4.0, 5.0], [9.0, 0.0], [9.0, 1.5]])
+    >>> metric.update(data, torch.tensor([0, 0, 1, 1, 2, 2]))
+    >>> metric.compute()
+    tensor(0.1923)
+    """
+
+    higher_is_better = False
+
+    def __init__(self, **kwargs: Any) -> None:
+        self._configure(locals())
+
+    def compute(self) -> Tensor:
+        return davies_bouldin_from(self._geometry()[0])
+
+
+class DunnIndex(ClusterEmbeddingMetric):
+    """Dunn index: closest pair of centroids over the widest cluster, in the ``p``-norm.
+
+    >>> import torch
+    >>> metric = DunnIndex(p=2)
+    >>> data = torch.tensor([[0.0, 0.0], [0.0, 1.0], [4.0, 4.0], [4.0, 5.0], [9.0, 0.0], [9.0, 1.5]])
+    >>> metric.update(data, torch.tensor([0, 0, 1, 1, 2, 2]))
+    >>> metric.compute()
+    tensor(7.5425)
+    """
+
+    def __init__(self, p: float = 2, **kwargs: Any) -> None:
+        self._configure(locals())
+
+    def _build(self) -> None:
+        check_p(self.p)
+        super()._build()
+
+    def compute(self) -> Tensor:
+        geometry, dtype = self._geometry()
+        return dunn_from(geometry, self.p, dtype)
+
+
+__all__ = ["CalinskiHarabaszScore", "DaviesBouldinScore", "DunnIndex"]

@@ -1,0 +1,23 @@
+"""Nominal (categorical) association metrics and Fleiss' kappa, with torchmetrics 1.9's names,
+arguments and values.
+
+>>> import torch
+>>> from lightning_metrics import MetricCollection
+>>> from lightning_metrics.nominal import CramersV, TheilsU
+>>> metrics = MetricCollection(
+...     {"v": CramersV(num_classes=3, bias_correction=False), "u": TheilsU(num_classes=3)}
+... )
+>>> metrics.update(torch.tensor([0, 0, 1, 1, 2, 2]), torch.tensor([1, 1, 0, 0, 2, 2]))
+>>> {k: v.item() for k, v in metrics.compute().items()}
+{'u': 1.0, 'v': 1.0}
+"""
+
+from lightning_metrics.nominal.association import (
+    CramersV,
+    PearsonsContingencyCoefficient,
+    TheilsU,
+    TschuprowsT,
+)
+from lightning_metrics.nominal.fleiss_kappa import FleissKappa
+
+__all__ = ["CramersV", "FleissKappa", "PearsonsContingencyCoefficient", "TheilsU", "TschuprowsT"]

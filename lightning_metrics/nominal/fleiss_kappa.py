@@ -1,0 +1,84 @@
+"""Fleiss' kappa as a metric: four running sums, constant memory per update."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any, Literal
+
+import torch
+from torch import Tensor
+
+from lightning_metrics.functional.nominal.fleiss_kappa import (
+    check_mode,
+    fleiss_counts,
+    fleiss_kappa_from,
+    fleiss_statistics,
+)
+from lightning_metrics.metric import Metric
+from lightning_metrics.utilities.data import dim_zero_cat
+
+
+class FleissKappa(Metric):
+    """Fleiss' kappa: agreement between raters beyond chance (1: full agreement).
+
+    ``ratings`` are ``(n_samples, n_categories)`` integer counts of the raters choosing each category
+    (``mode="counts"``) or ``(n_samples, n_categories, n_raters)`` scores whose ``argmax`` over the
+    categories is each rater's choice (``mode="probs"``). The states are the number of samples, the
+    sum of squared counts, the largest number of raters of a sample and one row of per-category
+    totals per update: memory does not grow with the samples (torchmetrics keeps every row).
+
+    >>> import torch
+    >>> metric = FleissKappa()
+    >>> metric.update(torch.tensor([[3, 0, 0], [0, 3, 0]]))
+    >>> metric.update(torch.tensor([[1, 1, 1], [2, 1, 0]]))
+    >>> metric.compute()
+    tensor(0.2683)
+    """
+
+    full_state_update = False
+    is_differentiable = False
+    higher_is_better = True
+    additive_update = True
+    plot_upper_bound = 1.0
+
+    def __init__(self, mode: Literal["counts", "probs"] = "counts", **kwargs: Any) -> None:
+        self._configure(locals())
+
+    def _build(self) -> None:
+        check_mode(self.mode)
+        self.add_state("n_samples", torch.tensor(0), dist_reduce_fx="sum")
+        self.add_state("sum_squares", torch.tensor(0), dist_reduce_fx="sum")
+        self.add_state("max_raters", torch.tensor(0), dist_reduce_fx="max")
+        self.add_state("category_totals", [], dist_reduce_fx="cat")
+
+    @property
+    def statistic_spec(self) -> Hashable:
+        return ("fleiss_kappa", self.mode)
+
+    def update(self, ratings: Tensor) -> None:
+        """Add the sums of one batch of ratings."""
+        counts = fleiss_counts(ratings, self.mode)
+        seen = self.category_totals
+        if isinstance(seen, list) and seen and seen[-1].shape[-1] != counts.shape[1]:
+            raise ValueError(
+                f"Argument `ratings` must keep the {seen[-1].shape[-1]} categories of the earlier updates, "
+                f"got {counts.shape[1]}"
+            )
+        stats = fleiss_statistics(counts)
+        self.n_samples += stats["n_samples"]
+        self.sum_squares += stats["sum_squares"]
+        self.max_raters = torch.maximum(self.max_raters, stats["max_raters"])
+        self.category_totals.append(stats["category_totals"].unsqueeze(0))
+
+    def compute(self) -> Tensor:
+        """Fleiss' kappa of every rating seen."""
+        rows = self.category_totals
+        totals = (
+            dim_zero_cat(rows).sum(0)
+            if isinstance(rows, Tensor) or rows
+            else torch.zeros(0, device=self.device)
+        )
+        return fleiss_kappa_from(self.n_samples, totals, self.sum_squares, self.max_raters)
+
+
+__all__ = ["FleissKappa"]
