@@ -167,6 +167,7 @@ AGGREGATION: dict[str, tuple[str, dict]] = {
 def _complement(preds: Tensor) -> Tensor:  # a module-level transform: the wrapper stays picklable
     return 1 - preds
 
+
 NOMINAL: dict[str, tuple[str, dict]] = {
     "CramersV": ("categories", dict(num_classes=C)),
     "FleissKappa": ("ratings", dict()),
