@@ -83,21 +83,69 @@ def _not_binary(preds, target):
 
 BAD_BATCHES = [
     # (input_format, metric kwargs, bad batch from the good one, exception, message)
-    ("index", {}, _out_of_range(C, "preds"), ValueError, rf"`preds` must hold values in \[0, {C - 1}\], got \[{C}\]"),
+    (
+        "index",
+        {},
+        _out_of_range(C, "preds"),
+        ValueError,
+        rf"`preds` must hold values in \[0, {C - 1}\], got \[{C}\]",
+    ),
     ("index", {}, _out_of_range(-3, "target"), ValueError, r"`target` must hold values in .*got \[-3\]"),
-    ("index", {"ignore_index": 255}, _out_of_range(9, "target"), ValueError, r"`target`.*`ignore_index`=255, got \[9\]"),
+    (
+        "index",
+        {"ignore_index": 255},
+        _out_of_range(9, "target"),
+        ValueError,
+        r"`target`.*`ignore_index`=255, got \[9\]",
+    ),
     ("index", {}, lambda p, t: (p.float(), t), TypeError, "`preds` must hold integer class indices.*float32"),
-    ("index", {}, lambda p, t: (p, t[:, :4]), ValueError, r"`preds` and `target` must have the same shape.*\(3, 5, 5\)"),
+    (
+        "index",
+        {},
+        lambda p, t: (p, t[:, :4]),
+        ValueError,
+        r"`preds` and `target` must have the same shape.*\(3, 5, 5\)",
+    ),
     ("index", {}, lambda p, t: (p[0, 0, 0], t[0, 0, 0]), ValueError, r"spatial dimension, got shape \(\)"),
     ("index", {}, lambda p, t: (p.tolist(), t), TypeError, "`preds` must be a torch.Tensor, got list"),
     ("one-hot", {}, _not_binary, ValueError, r"`preds` must hold values in \[0, 1\], got \[2\]"),
-    ("one-hot", {}, lambda p, t: (p[:, :3], t[:, :3]), ValueError, rf"`num_classes`={C} channels.*\(3, 3, 5, 5\)"),
+    (
+        "one-hot",
+        {},
+        lambda p, t: (p[:, :3], t[:, :3]),
+        ValueError,
+        rf"`num_classes`={C} channels.*\(3, 3, 5, 5\)",
+    ),
     ("one-hot", {}, lambda p, t: (p[:, 0, 0], t[:, 0, 0]), ValueError, r"`preds` in one-hot form.*\(3, 5\)"),
     ("one-hot", {}, lambda p, t: (torch.randn(3, C + 1, 5, 5), t), ValueError, "`preds`"),
-    ("mixed", {}, lambda p, t: (p, t[:2]), ValueError, r"batch and spatial sizes.*\(3, 4, 5, 5\) and \(2, 5, 5\)"),
-    ("mixed", {}, lambda p, t: (p, p), ValueError, r"`input_format`='mixed'.*\(3, 4, 5, 5\) and \(3, 4, 5, 5\)"),
-    ("mixed", {}, lambda p, t: (torch.randn(3, C + 2, 5, 5), t), ValueError, rf"6 score channels.*`num_classes`={C}"),
-    ("mixed", {"ignore_index": 255}, lambda p, t: (p.argmax(1), one_hot(t, C)), ValueError, "`ignore_index`=255"),
+    (
+        "mixed",
+        {},
+        lambda p, t: (p, t[:2]),
+        ValueError,
+        r"batch and spatial sizes.*\(3, 4, 5, 5\) and \(2, 5, 5\)",
+    ),
+    (
+        "mixed",
+        {},
+        lambda p, t: (p, p),
+        ValueError,
+        r"`input_format`='mixed'.*\(3, 4, 5, 5\) and \(3, 4, 5, 5\)",
+    ),
+    (
+        "mixed",
+        {},
+        lambda p, t: (torch.randn(3, C + 2, 5, 5), t),
+        ValueError,
+        rf"6 score channels.*`num_classes`={C}",
+    ),
+    (
+        "mixed",
+        {"ignore_index": 255},
+        lambda p, t: (p.argmax(1), one_hot(t, C)),
+        ValueError,
+        "`ignore_index`=255",
+    ),
 ]
 METRICS = ("MeanIoU", "DiceScore", "GeneralizedDiceScore", "HausdorffDistance")
 
@@ -111,7 +159,8 @@ def _same_states(a: dict, b: dict) -> bool:
         return torch.cat(v) if isinstance(v, list) and v else v
 
     return a.keys() == b.keys() and all(
-        (isinstance(a[k], list) and a[k] == [] and b[k] == []) or torch.equal(plain(a[k]), plain(b[k])) for k in a
+        (isinstance(a[k], list) and a[k] == [] and b[k] == []) or torch.equal(plain(a[k]), plain(b[k]))
+        for k in a
     )
 
 

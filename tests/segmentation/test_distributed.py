@@ -76,7 +76,9 @@ def _worker(rank: int, world: int) -> dict:
     index, one_hot = _batches(0)
     out = {}
     for idle, as_collection in CONFIGS:
-        out[("index", idle, as_collection)] = _run(_shard(index, rank, world, idle), _metrics(), as_collection)
+        out[("index", idle, as_collection)] = _run(
+            _shard(index, rank, world, idle), _metrics(), as_collection
+        )
         out[("one-hot", idle, as_collection)] = _run(
             _shard(one_hot, rank, world, idle), _one_hot_metrics(), as_collection
         )

@@ -25,7 +25,9 @@ def _sk(fn, target: np.ndarray, preds: np.ndarray, **kwargs) -> np.ndarray:
     """sklearn's score with NaN for the classes absent from both (its ``zero_division`` takes 0 or 1)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        value = np.asarray(fn(target, preds, labels=list(range(C)), zero_division=0, **kwargs), dtype=np.float64)
+        value = np.asarray(
+            fn(target, preds, labels=list(range(C)), zero_division=0, **kwargs), dtype=np.float64
+        )
     if kwargs.get("average") is None:
         absent = ~np.isin(np.arange(C), np.concatenate([target, preds]))
         value[absent] = np.nan
@@ -49,7 +51,9 @@ def test_mean_iou_and_dice_equal_sklearn_on_flattened_pixels(shape: tuple[int, .
     np.testing.assert_allclose(means, np.nanmean(per_sample, axis=1), rtol=1e-6)
     metric = lms.MeanIoU(C, per_class=True, input_format="index")
     metric.update(preds, target)
-    np.testing.assert_allclose(metric.compute().numpy(), np.nan_to_num(np.nanmean(per_sample, 0), nan=-1), rtol=1e-6)
+    np.testing.assert_allclose(
+        metric.compute().numpy(), np.nan_to_num(np.nanmean(per_sample, 0), nan=-1), rtol=1e-6
+    )
 
     flat_t, flat_p = target.reshape(-1).numpy(), preds.reshape(-1).numpy()
     per_class = _sk(f1_score, flat_t, flat_p, average=None)
@@ -61,7 +65,9 @@ def test_mean_iou_and_dice_equal_sklearn_on_flattened_pixels(shape: tuple[int, .
         "weighted": np.nansum(per_class * support) / support.sum(),
     }
     for average, value in expected.items():
-        got = lmf.dice_score(preds, target, C, average=average, input_format="index", aggregation_level="global")
+        got = lmf.dice_score(
+            preds, target, C, average=average, input_format="index", aggregation_level="global"
+        )
         np.testing.assert_allclose(got.numpy()[0], value, rtol=1e-6, err_msg=average)
     samplewise = lmf.dice_score(preds, target, C, average="none", input_format="index")
     for n in range(len(preds)):
@@ -97,12 +103,20 @@ def test_ignore_index_equals_dropping_the_pixels(form: str, ignore_index: int) -
         keep = kept[n]
         expected = _per_class_iou(hard[n][keep], target[n][keep])
         got = lmf.mean_iou(
-            preds[n : n + 1], void_target[n : n + 1], C, per_class=True, input_format=input_format,
+            preds[n : n + 1],
+            void_target[n : n + 1],
+            C,
+            per_class=True,
+            input_format=input_format,
             ignore_index=ignore_index,
         )[0]
         np.testing.assert_allclose(got.numpy(), np.nan_to_num(expected, nan=-1.0), rtol=1e-6)
         dice = lmf.dice_score(
-            preds[n : n + 1], void_target[n : n + 1], C, average="none", input_format=input_format,
+            preds[n : n + 1],
+            void_target[n : n + 1],
+            C,
+            average="none",
+            input_format=input_format,
             ignore_index=ignore_index,
         )[0]
         if keep.any():
@@ -210,11 +224,14 @@ def test_collection_shares_one_table_and_one_update(monkeypatch: pytest.MonkeyPa
     alone = {k: m.clone() for k, m in metrics.items()}
     collection = MetricCollection(metrics)
     assert sorted(map(sorted, collection.compute_groups.values())) == [
-        ["dice", "dice_weighted", "gds", "miou", "miou_class"], ["dice_global"]
+        ["dice", "dice_weighted", "gds", "miou", "miou_class"],
+        ["dice_global"],
     ]
     calls = []
     real_batch = _counts.OverlapSpec.batch
-    monkeypatch.setattr(_counts.OverlapSpec, "batch", lambda self, p, t: calls.append(1) or real_batch(self, p, t))
+    monkeypatch.setattr(
+        _counts.OverlapSpec, "batch", lambda self, p, t: calls.append(1) or real_batch(self, p, t)
+    )
     collection.update(preds, target)
     assert len(calls) == 2  # one per table, for six metrics
     results = collection.compute()
