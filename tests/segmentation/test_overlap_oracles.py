@@ -258,7 +258,7 @@ def _largest_allocation(fn) -> int:
 
 @pytest.mark.parametrize("name", ["MeanIoU", "DiceScore", "GeneralizedDiceScore"])
 def test_class_maps_are_never_expanded_to_one_hot(name: str) -> None:
-    """The largest allocation of an update is a few int64 per pixel, far below one byte per pixel and class."""
+    """The largest allocation of an update: a few int64 per pixel, far below one byte per pixel and class."""
     classes, n, side = 150, 2, 128
     gen = torch.Generator().manual_seed(0)
     preds, target = (torch.randint(0, classes, (n, side, side), generator=gen) for _ in range(2))
