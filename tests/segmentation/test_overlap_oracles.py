@@ -268,3 +268,30 @@ def test_class_maps_are_never_expanded_to_one_hot(name: str) -> None:
         largest = _largest_allocation(lambda: metric.update(preds, target))
         pixels = n * side * side
         assert 0 < largest <= 16 * pixels < classes * pixels, f"{name}: {largest} bytes for {pixels} pixels"
+
+
+@pytest.mark.parametrize("limit", [7, 60, 500, 10**9])
+@pytest.mark.parametrize("shape", [(6, 7), (3, 4, 5)])
+def test_chunked_mask_reductions_equal_whole_ones(
+    limit: int, shape: tuple, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Masks are reduced chunk by chunk on the CPU (samples, then rows of the first spatial axis)."""
+    gen = torch.Generator().manual_seed(8)
+    masks = multilabel_masks(gen, 5, C, shape)
+    preds, target = class_maps(gen, 5, C, shape)
+    void = with_void(target, gen, 255)
+    expected = {
+        "masks": lmf.dice_score(*masks, C, average="none"),
+        "mixed": lmf.dice_score(
+            one_hot(preds, C), void, C, average="none", input_format="mixed", ignore_index=255
+        ),
+    }
+    monkeypatch.setattr(_counts, "_CHUNK_ELEMENTS", limit)
+    got = {
+        "masks": lmf.dice_score(*masks, C, average="none"),
+        "mixed": lmf.dice_score(
+            one_hot(preds, C), void, C, average="none", input_format="mixed", ignore_index=255
+        ),
+    }
+    for key in expected:
+        torch.testing.assert_close(got[key], expected[key], rtol=0, atol=0, equal_nan=True)

@@ -6,7 +6,8 @@ One batch gives a ``(N, C, 3)`` int64 table of true positives, false positives a
 - two class maps: one histogram of ``(sample * C + pred) * C + target``, a per-sample confusion
   matrix, whose diagonal and margins are the counts (or, when ``N * C * C`` bins would outnumber
   the pixels, one histogram of the per-class hit / miss codes);
-- two stacks of masks: sums over the spatial dimensions;
+- two stacks of masks: sums over the spatial dimensions, chunk by chunk on the CPU (a
+  temporary as large as the masks would cost more in fresh memory than the arithmetic);
 - a class map and a stack of masks: the mask read at each pixel's class (``gather``), histograms of
   the class map, sums of the masks.
 
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 import torch
 from torch import Tensor
@@ -34,6 +35,7 @@ from lightning_metrics.functional.classification._counts import histogram
 from lightning_metrics.functional.segmentation._inputs import Operand, format_pair
 
 _LONG = torch.long
+_CHUNK_ELEMENTS = 1 << 18  # mask elements per chunk of a CPU reduction: its temporaries stay in cache
 
 
 @dataclass(frozen=True)
@@ -97,10 +99,7 @@ def overlap_counts(
         m = math.prod(preds.value.shape[1:])  # explicit sizes: an empty batch cannot infer a -1
         return _label_label(preds.value.reshape(n, m), target.value.reshape(n, m), valid, num_classes)
     if preds.kind == "mask" and target.kind == "mask":
-        dims = tuple(range(2, preds.value.ndim))
-        tp = torch.logical_and(preds.value, target.value).sum(dims)
-        pred_sum, target_sum = preds.value.sum(dims, dtype=_LONG), target.value.sum(dims, dtype=_LONG)
-        return torch.stack([tp, pred_sum - tp, target_sum - tp], dim=-1)
+        return _mask_mask(preds.value, target.value)
     if preds.kind == "mask":  # masks against a class-map target
         tp, pred_sum, target_sum = _mask_label(preds.value, target.value, valid, num_classes)
     else:  # a class map against target masks
@@ -149,9 +148,44 @@ def _mask_label(
         codes = torch.where(valid.reshape(n, m), codes, size)
     hits = histogram(torch.where(hit.reshape(n, m), codes, size), size).view(n, c)
     label_sum = histogram(codes, size).view(n, c)
+    mask_sum = torch.zeros(n, c, dtype=_LONG, device=masks.device)
     dims = tuple(range(2, masks.ndim))
-    if valid is None:
-        mask_sum = masks.sum(dims, dtype=_LONG)
-    else:
-        mask_sum = torch.logical_and(masks, valid.unsqueeze(1)).sum(dims)
+    for samples, rows in _chunks(masks):
+        chunk = masks[samples, :, rows]
+        if valid is not None:
+            chunk = torch.logical_and(chunk, valid[samples, rows].unsqueeze(1))
+        mask_sum[samples] += chunk.sum(dims, dtype=_LONG)
     return hits, mask_sum, label_sum
+
+
+def _mask_mask(preds: Tensor, target: Tensor) -> Tensor:
+    """Counts of two ``(N, C, ...)`` stacks of 0/1 masks."""
+    n, c = preds.shape[:2]
+    dims = tuple(range(2, preds.ndim))
+    counts = torch.zeros(n, c, 3, dtype=_LONG, device=preds.device)
+    for samples, rows in _chunks(preds):
+        p, t = preds[samples, :, rows], target[samples, :, rows]
+        tp = torch.logical_and(p, t).sum(dims, dtype=_LONG)
+        counts[samples] += torch.stack(
+            [tp, p.sum(dims, dtype=_LONG) - tp, t.sum(dims, dtype=_LONG) - tp], dim=-1
+        )
+    return counts
+
+
+def _chunks(masks: Tensor) -> Iterator[tuple[slice, slice]]:
+    """Views of ``(N, C, S0, ...)`` masks along samples and the first spatial axis, each about
+    ``_CHUNK_ELEMENTS`` (on the CPU; one chunk elsewhere)."""
+    n, c, first = masks.shape[:3]
+    per_sample = masks[0:1].numel() if n else 0
+    if masks.device.type != "cpu" or per_sample * n <= _CHUNK_ELEMENTS or not per_sample:
+        yield slice(None), slice(None)
+        return
+    if per_sample <= _CHUNK_ELEMENTS:
+        step = _CHUNK_ELEMENTS // per_sample
+        for start in range(0, n, step):
+            yield slice(start, start + step), slice(None)
+        return
+    rows = max(1, _CHUNK_ELEMENTS // (per_sample // first))
+    for sample in range(n):
+        for start in range(0, first, rows):
+            yield slice(sample, sample + 1), slice(start, start + rows)

@@ -225,7 +225,7 @@ def _index_operand(
             f"Argument `{name}` must hold integer class indices in this format, got dtype {labels.dtype}"
         )
     if validate:
-        _check_values(name, labels, 0, num_classes, ignore_index)
+        _check_values(name, _dense_view(labels), 0, num_classes, ignore_index)
     return Operand("index", labels)
 
 
@@ -245,6 +245,15 @@ def _one_hot_operand(name: str, value: Tensor, num_classes: int, validate: bool)
             f"Argument `{name}` must have `num_classes`={num_classes} channels in dim 1, got shape "
             f"{tuple(value.shape)}"
         )
-    if validate:
-        _check_values(name, value, 0, 2)
+    if validate and value.dtype != torch.bool:
+        _check_values(name, _dense_view(value), 0, 2)
     return Operand("mask", value)
+
+
+def _dense_view(value: Tensor) -> Tensor:
+    """The same elements in memory order, for whole-tensor reductions: a permuted (channels-last)
+    tensor is read in its own order instead of through a copy."""
+    if value.is_contiguous():
+        return value
+    permuted = value.permute(sorted(range(value.ndim), key=lambda d: -value.stride(d)))
+    return permuted if permuted.is_contiguous() else value
