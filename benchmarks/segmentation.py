@@ -70,8 +70,8 @@ def scenario(
     pixels = target.numel() if input_format == "index" else target[:, 0].numel()
     print(f"\n{name}: preds {tuple(preds.shape)} {preds.dtype}, target {tuple(target.shape)} {target.dtype}")
     header = (
-        f"{'metrics':<14} {'lib':<16} | {'ms/update':>9} {'speed-up':>8} | {'peak MiB':>8} {'largest MiB':>11} "
-        f"{'largest/(C*px)':>14}"
+        f"{'metrics':<14} {'lib':<16} | {'ms/update':>9} {'speed-up':>8} | "
+        f"{'peak MiB':>8} {'largest MiB':>11} {'largest/(C*px)':>14}"
     )
     print(header)
     print("-" * len(header))
@@ -138,7 +138,8 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     print(
-        f"torch {torch.__version__}, torchmetrics {torchmetrics.__version__}, threads {torch.get_num_threads()}"
+        f"torch {torch.__version__}, torchmetrics {torchmetrics.__version__}, "
+        f"threads {torch.get_num_threads()}"
     )
     gen = torch.Generator().manual_seed(0)
 
