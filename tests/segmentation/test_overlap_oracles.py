@@ -9,6 +9,8 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.metrics import f1_score, jaccard_score
 from torch.profiler import ProfilerActivity, profile
 
@@ -295,3 +297,63 @@ def test_chunked_mask_reductions_equal_whole_ones(
     }
     for key in expected:
         torch.testing.assert_close(got[key], expected[key], rtol=0, atol=0, equal_nan=True)
+
+
+# ------------------------------------------------------------------------ the count table
+def _numpy_counts(preds: np.ndarray, target: np.ndarray, classes: int, ignore) -> np.ndarray:
+    """(N, C, 3) tp, fp, fn of class maps by direct comparison, pixel by pixel."""
+    out = np.zeros((len(preds), classes, 3), dtype=np.int64)
+    for n in range(len(preds)):
+        for p, t in zip(preds[n].reshape(-1), target[n].reshape(-1)):
+            if ignore is not None and t == ignore:
+                continue
+            if p == t:
+                out[n, t, 0] += 1
+            else:
+                out[n, p, 1] += 1
+                out[n, t, 2] += 1
+    return out
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(
+    n=st.integers(0, 3),
+    classes=st.integers(1, 6),
+    shape=st.sampled_from([(1,), (3,), (2, 5), (3, 1, 2)]),
+    form=st.sampled_from(["index", "masks-preds", "masks-target", "masks"]),
+    ignore=st.sampled_from([None, 255, 0]),
+    seed=st.integers(0, 2**16),
+)
+def test_count_table_equals_direct_counting(n, classes, shape, form, ignore, seed) -> None:
+    gen = torch.Generator().manual_seed(seed)
+    preds = torch.randint(0, classes, (n, *shape), generator=gen)
+    target = torch.randint(0, classes, (n, *shape), generator=gen)
+    if ignore is not None:
+        if form in ("masks-target", "masks"):
+            ignore = None  # ignore_index needs class-index targets
+        else:
+            target = with_void(target, gen, ignore, 0.3)
+    expected = _numpy_counts(preds.numpy(), target.numpy(), classes, ignore)
+    p = one_hot(preds, classes) if form in ("masks-preds", "masks") else preds
+    t = one_hot(target.clamp(0, classes - 1), classes) if form in ("masks-target", "masks") else target
+    input_format = {"index": "index", "masks": "one-hot"}.get(form, "mixed")
+    spec = _counts.OverlapSpec(classes, input_format, ignore_index=ignore)
+    np.testing.assert_array_equal(spec.batch(p, t).numpy(), expected)
+
+
+def test_signatures_extend_torchmetrics() -> None:
+    """Every torchmetrics parameter, in its order, with its default; ours come after (extensions)."""
+    import inspect
+
+    import torchmetrics.functional.segmentation as tmf
+    import torchmetrics.segmentation as tms
+
+    pairs = [(getattr(lms, n).__init__, getattr(tms, n).__init__) for n in lms.__all__]
+    pairs += [(getattr(lmf, n), getattr(tmf, n)) for n in lmf.__all__]
+    for ours, theirs in pairs:
+        mine = [p for p in inspect.signature(ours).parameters.values() if p.kind is not p.VAR_KEYWORD]
+        reference = [p for p in inspect.signature(theirs).parameters.values() if p.kind is not p.VAR_KEYWORD]
+        assert [(p.name, p.default) for p in mine[: len(reference)]] == [
+            (p.name, p.default) for p in reference
+        ]
+        assert {p.name for p in mine[len(reference) :]} <= {"ignore_index", "validate_args"}
