@@ -240,6 +240,18 @@ def test_collection_shares_one_table_and_one_update(monkeypatch: pytest.MonkeyPa
     for key, metric in alone.items():
         metric.update(preds, target)
         assert _equal(results[key], metric.compute()), key
+    batch_values = collection(preds[:2], target[:2])  # forward: the batch alone, accumulated too
+    for key, metric in alone.items():
+        assert _equal(batch_values[key], type(metric)(**_init_args(metric))(preds[:2], target[:2])), key
+        metric.update(preds[:2], target[:2])
+        assert _equal(collection[key].compute(), metric.compute()), key
+
+
+def _init_args(metric) -> dict:
+    import inspect
+
+    names = [n for n in inspect.signature(type(metric).__init__).parameters if n not in ("self", "kwargs")]
+    return {n: getattr(metric, n) for n in names}
 
 
 def test_mean_iou_without_num_classes_reads_them_and_keeps_them() -> None:

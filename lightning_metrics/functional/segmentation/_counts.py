@@ -16,10 +16,12 @@ class. ``ignore_index`` pixels (of a class-map target) go to a discarded histogr
 masked out of the mask sums, so they count nowhere, with no data-dependent shapes.
 
 :class:`OverlapSpec` is the ``statistic_spec`` of the modular metrics: metrics with equal specs
-(e.g. ``MeanIoU`` and ``DiceScore`` over the same input) share one state and one update in a
-``MetricCollection``. It holds what shapes the table (input format, classes, ignored label, how
-unbatched class maps are read) and nothing that only ``compute`` uses (background, averaging,
-weights): the table keeps every class.
+share one state and one update in a ``MetricCollection`` (``MeanIoU``, ``DiceScore`` and
+``GeneralizedDiceScore`` over the same one-hot or mixed input, say). It holds what shapes the table
+(input format, classes, ignored label, how unbatched class maps are read) and nothing that only
+``compute`` uses (background, averaging, weights): the table keeps every class. With class-index
+input, mean IoU reads a 2-D map as one image where Dice reads its rows as samples (torchmetrics
+does so), so there it keeps a table of its own.
 """
 
 from __future__ import annotations
@@ -175,7 +177,7 @@ def _mask_mask(preds: Tensor, target: Tensor) -> Tensor:
 def _chunks(masks: Tensor) -> Iterator[tuple[slice, slice]]:
     """Views of ``(N, C, S0, ...)`` masks along samples and the first spatial axis, each about
     ``_CHUNK_ELEMENTS`` (on the CPU; one chunk elsewhere)."""
-    n, c, first = masks.shape[:3]
+    n, first = masks.shape[0], masks.shape[2]
     per_sample = masks[0:1].numel() if n else 0
     if masks.device.type != "cpu" or per_sample * n <= _CHUNK_ELEMENTS or not per_sample:
         yield slice(None), slice(None)

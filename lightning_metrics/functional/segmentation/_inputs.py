@@ -36,10 +36,6 @@ class Operand(NamedTuple):
     kind: str  # "index" | "mask"
     value: Tensor
 
-    @property
-    def spatial_shape(self) -> tuple[int, ...]:
-        return tuple(self.value.shape[1:] if self.kind == "index" else self.value.shape[2:])
-
 
 # ------------------------------------------------------------------------ argument checks
 def check_bool(name: str, value: Any) -> None:
