@@ -6,7 +6,9 @@ keeps one ``(C, 3)`` sum instead). ``update`` adds one batch's table, counted in
 pixels without one-hot expansion; ``compute`` reduces everything seen with the same code as the
 functions. The table holds every class, so metrics that differ only in what ``compute`` does
 (background, averaging, per class, weights) have equal ``statistic_spec`` and share one state and
-one update in a :class:`~lightning_metrics.MetricCollection`.
+one update in a :class:`~lightning_metrics.MetricCollection` (except ``MeanIoU`` with class-index
+input, which reads an unbatched map differently: see
+:class:`~lightning_metrics.functional.segmentation._counts.OverlapSpec`).
 """
 
 from __future__ import annotations
@@ -40,7 +42,11 @@ class OverlapMetric(Metric):
     plot_lower_bound: Optional[float] = 0.0
     plot_upper_bound: Optional[float] = 1.0
 
-    # set by each class's _build
+    # as torchmetrics' MeanIoU: num_classes may be read from the input; an unbatched map is one sample
+    _classes_optional = False
+    _unbatched_map_is_one_sample = False
+
+    # the constructor arguments (set by ``_configure``)
     num_classes: Optional[int]
     include_background: bool
     input_format: str
@@ -54,7 +60,7 @@ class OverlapMetric(Metric):
             self.input_format,
             self.ignore_index,
             self.validate_args,
-            optional_classes=type(self) is MeanIoU,
+            optional_classes=self._classes_optional,
         )
         self._check_measure_args()
         self._spec = OverlapSpec(
@@ -62,7 +68,7 @@ class OverlapMetric(Metric):
             input_format=self.input_format,
             ignore_index=self.ignore_index,
             samplewise=self._samplewise(),
-            promote_unbatched=type(self) is MeanIoU and self.input_format == "index",
+            promote_unbatched=self._unbatched_map_is_one_sample and self.input_format == "index",
             validate_args=self.validate_args,
         )
         for name, (default, reduce_fx) in self._spec.defaults().items():
@@ -138,6 +144,9 @@ class MeanIoU(OverlapMetric):
     >>> MeanIoU(num_classes=3, input_format="index", ignore_index=255)(preds, void)
     tensor(1.)
     """
+
+    _classes_optional = True
+    _unbatched_map_is_one_sample = True
 
     def __init__(
         self,
