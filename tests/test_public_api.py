@@ -18,6 +18,8 @@ PUBLIC_MODULES = [
     "lightning_metrics.wrappers",
     "lightning_metrics.functional.classification",
     "lightning_metrics.functional.regression",
+    "lightning_metrics.segmentation",
+    "lightning_metrics.functional.segmentation",
     "lightning_metrics.utilities",
 ]
 
@@ -58,7 +60,8 @@ def test_top_level_contract():
 
 def test_import_is_light():
     code = (
-        "import sys, lightning_metrics, lightning_metrics.classification, lightning_metrics.regression;"
+        "import sys, lightning_metrics, lightning_metrics.classification, lightning_metrics.regression,"
+        " lightning_metrics.segmentation;"
         "heavy = [m for m in ('matplotlib', 'scipy', 'torchmetrics', 'sklearn') if m in sys.modules];"
         "print(','.join(heavy))"
     )

@@ -2,7 +2,7 @@
 
 Shared by the persistence, numerics and fuzz tests. ``ENTRIES`` maps a case id to an :class:`Entry`;
 ``test_persistence`` fails when a public class (``__all__`` of classification, regression,
-aggregation, wrappers, nominal, clustering) has no entry and no reason in
+aggregation, wrappers, nominal, clustering, segmentation) has no entry and no reason in
 ``EXCLUDED``. Each entry can be built from
 lightning_metrics or from torchmetrics (the oracle): wrappers build their inner metrics from the
 same library.
@@ -192,6 +192,13 @@ CLUSTERING: dict[str, tuple[str, dict]] = {
     "VMeasureScore": ("cluster_ids", dict(beta=2.0)),
 }
 
+SEGMENTATION: dict[str, tuple[str, dict]] = {
+    "MeanIoU": ("seg_scores", dict(num_classes=C, input_format="mixed")),
+    "DiceScore": ("seg_scores", dict(num_classes=C, input_format="mixed")),
+    "GeneralizedDiceScore": ("seg_scores", dict(num_classes=C, input_format="mixed")),
+    "HausdorffDistance": ("seg_index", dict(num_classes=C, input_format="index")),
+}
+
 
 def _wrapped(package: str, name: str, **kwargs: Any) -> Callable[[Any], Any]:
     return lambda lib: getattr(getattr(lib, package), name)(**kwargs)
@@ -265,6 +272,20 @@ VARIANTS: dict[str, tuple[str, str, str, dict]] = {
         "multiclass",
         dict(num_classes=C, ignore_index=-1),
     ),
+    "MeanIoU[one-hot]": ("segmentation", "MeanIoU", "seg_masks", dict(per_class=True)),
+    "MeanIoU[ignore_index=255]": (
+        "segmentation",
+        "MeanIoU",
+        "seg_index",
+        dict(num_classes=C, input_format="index", ignore_index=255),
+    ),
+    "DiceScore[global]": (
+        "segmentation",
+        "DiceScore",
+        "seg_index",
+        dict(num_classes=C, input_format="index", aggregation_level="global", average="none"),
+    ),
+    "HausdorffDistance[one-hot]": ("segmentation", "HausdorffDistance", "seg_masks", dict(num_classes=C)),
     "MeanSquaredError[num_outputs=2]": ("regression", "MeanSquaredError", "real2", dict(num_outputs=2)),
     "R2Score[raw_values]": ("regression", "R2Score", "real2", dict(multioutput="raw_values")),
     "PearsonCorrCoef[num_outputs=2]": ("regression", "PearsonCorrCoef", "real2", dict(num_outputs=2)),
@@ -309,6 +330,7 @@ def _entries() -> dict[str, Entry]:
         ("wrappers", WRAPPERS),
         ("nominal", NOMINAL),
         ("clustering", CLUSTERING),
+        ("segmentation", SEGMENTATION),
     ):
         for name, (kind, kwargs) in table.items():
             out[name] = Entry(name, package, name, kind, kwargs)
@@ -323,7 +345,8 @@ ENTRIES: dict[str, Entry] = _entries()
 def public_classes() -> list[str]:
     """``package.Name`` for every class exported by the metric packages."""
     names = []
-    for package in ("classification", "regression", "aggregation", "wrappers", "nominal", "clustering"):
+    for package in ("classification", "regression", "aggregation", "wrappers", "nominal", "clustering",
+                    "segmentation"):
         module = importlib.import_module(f"lightning_metrics.{package}")
         names += [f"{package}.{n}" for n in module.__all__ if isinstance(getattr(module, n), type)]
     return names
@@ -378,6 +401,16 @@ def make_batch(kind: str, n: int, gen: torch.Generator, dtype: torch.dtype = tor
         return (randn(n, 3) + 3 * labels.unsqueeze(1)).to(dtype), labels
     if kind == "ratings":  # 4 raters per sample
         return (torch.nn.functional.one_hot(torch.randint(0, C, (n, 4), generator=gen), C).sum(1),)
+    if kind in ("seg_scores", "seg_index", "seg_masks"):  # (n, 4, 5) images of C classes
+        labels = torch.randint(0, C, (n, 4, 5), generator=gen)
+        target = torch.where(rand(n, 4, 5) < 0.6, labels, torch.randint(0, C, (n, 4, 5), generator=gen))
+        if kind == "seg_index":
+            return labels, target
+        one_hot = torch.nn.functional.one_hot(labels, C).movedim(-1, 1)
+        if kind == "seg_masks":
+            return one_hot, torch.nn.functional.one_hot(target, C).movedim(-1, 1)
+        scores = randn(n, C, 4, 5) + 2 * one_hot
+        return scores.to(dtype), target
     if kind == "multitask":
         reg_t = randn(n)
         preds = {"cls": rand(n).to(dtype), "reg": (reg_t + randn(n)).to(dtype)}

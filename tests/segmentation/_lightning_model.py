@@ -1,0 +1,84 @@
+"""A tiny segmentation model for the Lightning tests (importable by the DDP subprocess)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import lightning.pytorch as L
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+import lightning_metrics as lm
+from lightning_metrics.segmentation import DiceScore, MeanIoU
+
+CLASSES = ("background", "road", "car")
+SIDE = 12
+VAL_SIZE = 13  # odd: DistributedSampler pads one sample on 2 ranks, the engine drops it
+
+
+def dataset(n: int, seed: int) -> TensorDataset:
+    gen = torch.Generator().manual_seed(seed)
+    images = torch.randn(n, 1, SIDE, SIDE, generator=gen)
+    masks = (images[:, 0] > 0.3).long() + (images[:, 0] > 1.1).long()
+    masks[0] = 0  # an all-background image
+    return TensorDataset(images, masks)
+
+
+def loader(n: int, seed: int, batch_size: int = 4) -> DataLoader:
+    return DataLoader(dataset(n, seed), batch_size=batch_size)
+
+
+class SegmentationModel(lm.MetricsMixin, L.LightningModule):
+    """Logs ``val/miou`` and ``val/dice`` through the mixin; steps return logits and masks."""
+
+    metrics_stages = ("val",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.conv = nn.Conv2d(1, len(CLASSES), 3, padding=1)
+
+    def configure_metrics(self) -> Any:
+        return {
+            "miou": MeanIoU(num_classes=len(CLASSES), input_format="mixed"),
+            "dice": DiceScore(num_classes=len(CLASSES), input_format="mixed"),
+        }
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.conv(x)
+
+    def _step(self, batch: Any) -> dict[str, torch.Tensor]:
+        images, masks = batch
+        logits = self(images)
+        return {"loss": nn.functional.cross_entropy(logits, masks), "preds": logits, "target": masks}
+
+    def training_step(self, batch: Any, batch_idx: int) -> dict[str, torch.Tensor]:
+        return self._step(batch)
+
+    def validation_step(self, batch: Any, batch_idx: int) -> dict[str, torch.Tensor]:
+        return self._step(batch)
+
+    def configure_optimizers(self) -> torch.optim.Optimizer:
+        return torch.optim.SGD(self.parameters(), lr=0.0)  # the same weights on any number of devices
+
+
+def per_class_callback() -> lm.MetricsCallback:
+    """Per-class IoU as ``val/miou/<class>`` through the callback."""
+    metric = MeanIoU(num_classes=len(CLASSES), per_class=True, input_format="mixed")
+    return lm.MetricsCallback({"miou": metric}, stages=("val",), class_names=list(CLASSES))
+
+
+def trainer(**overrides: Any) -> L.Trainer:
+    options = dict(
+        accelerator="cpu",
+        devices=1,
+        max_epochs=1,
+        logger=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        enable_checkpointing=False,
+        num_sanity_val_steps=0,
+    )
+    options.update(overrides)
+    return L.Trainer(callbacks=[per_class_callback()], **options)
