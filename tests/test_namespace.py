@@ -42,11 +42,28 @@ DEVIATIONS: dict[str, str] = {
     "utilities.plot:trim_axs": "torchmetrics' matplotlib internals; use Metric.plot or lightning_metrics.plotting",
     "utilities.plot:plot_confusion_matrix": "torchmetrics' matplotlib internals; use lightning_metrics.plotting",
     "utilities.plot:plot_curve": "torchmetrics' matplotlib internals; use lightning_metrics.plotting",
+    "attr:DaviesBouldinScore:higher_is_better": "lower is better for the Davies-Bouldin index (torchmetrics says True)",
+    "attr:NormalizedMutualInfoScore:plot_upper_bound": "NMI lies in [0, 1]; torchmetrics' upper bound of 0.0 is a slip",
+    "functional.clustering.adjusted_mutual_info_score:expected_mutual_info_score":
+        "torchmetrics' internal step of AMI; ours is vectorised inside the contingency core",
+}
+# Parameters of ours that torchmetrics lacks (extensions): allowed after all of torchmetrics' own
+# parameters, each with its reason. Keys: "name:parameter".
+_SEG_IGNORE = "pixels labelled ignore_index are left out of every count (users keep asking torchmetrics)"
+_SEG_VALIDATE = "validate_args=False skips the value checks and their host sync, as in classification"
+EXTENSIONS: dict[str, str] = {
+    **{f"{name}:ignore_index": _SEG_IGNORE for name in (
+        "MeanIoU", "DiceScore", "GeneralizedDiceScore", "mean_iou", "dice_score", "generalized_dice_score")},
+    **{f"{name}:validate_args": _SEG_VALIDATE for name in (
+        "MeanIoU", "DiceScore", "GeneralizedDiceScore", "HausdorffDistance",
+        "mean_iou", "dice_score", "generalized_dice_score", "hausdorff_distance")},
 }
 # Whole torchmetrics modules that hold implementation helpers only.
 HELPER_MODULES = {
     "functional.regression.utils": "torchmetrics' private argument checks",
     "classification.base": "torchmetrics' private task-wrapper base class",
+    "functional.clustering.utils": "torchmetrics' helpers; ours live in the contingency core with other signatures",
+    "functional.segmentation.utils": "torchmetrics' helpers (distance transform, edges); ours have other signatures",
 }
 CLASS_ATTRIBUTES = (
     "is_differentiable",
@@ -146,7 +163,13 @@ def _check_signature(path, name, theirs, ours):
     key = f"sig:{name}"
     if key in DEVIATIONS:
         return
-    assert _signature(ours) == _signature(theirs), f"{key}: {inspect.signature(ours)} != {inspect.signature(theirs)}"
+    mine, reference = _signature(ours), _signature(theirs)
+    named = [p for p in reference if p[1] is not inspect.Parameter.VAR_KEYWORD]
+    extra = [p for p in mine if f"{name}:{p[0]}" in EXTENSIONS]
+    # extensions stand after every parameter of torchmetrics' (and before **kwargs)
+    assert [p for p in mine if p not in extra] == reference and mine[len(named):len(named) + len(extra)] == extra, (
+        f"{key}: {inspect.signature(ours)} != {inspect.signature(theirs)}"
+    )
     if inspect.isclass(theirs) and hasattr(theirs, "plot"):
         assert _signature(getattr(ours, "plot", None)) == _signature(theirs.plot), f"plot of {key}"
 

@@ -16,6 +16,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.clustering.labels import cat_state
 from lightning_metrics.functional.clustering.embeddings import (
     ClusterGeometry,
@@ -32,6 +33,8 @@ from lightning_metrics.utilities.memo import derived
 
 class ClusterEmbeddingMetric(Metric):
     """Keeps embedded samples and their cluster labels; subclasses score the geometry."""
+
+    plot = _plot_methods.plot_value
 
     is_differentiable = True
     higher_is_better = True

@@ -21,6 +21,7 @@ from typing import Any, Literal
 import torch
 from torch import Tensor
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.functional._contingency import (
     check_label_range,
     check_num_classes,
@@ -62,6 +63,8 @@ def cat_state(metric: Metric, name: str) -> Tensor | None:
 
 class ClusterLabelMetric(Metric):
     """Keeps the label pairs and computes the score ``MEASURES[_measure]`` of their contingency table."""
+
+    plot = _plot_methods.plot_value
 
     is_differentiable = True  # torchmetrics' declaration
     higher_is_better: bool | None = True
@@ -268,6 +271,8 @@ class ClusterAccuracy(Metric):
     >>> metric.compute()
     tensor(0.8000)
     """
+
+    plot = _plot_methods.plot_value
 
     is_differentiable = False
     higher_is_better = True

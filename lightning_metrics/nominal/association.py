@@ -16,6 +16,7 @@ from typing import Any, Literal
 import torch
 from torch import Tensor
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.functional._contingency import (
     check_label_range,
     check_num_classes,
@@ -33,6 +34,8 @@ from lightning_metrics.metric import Metric
 
 class NominalAssociation(Metric):
     """Accumulates the contingency table and reads ``MEASURES[_measure]`` from it."""
+
+    plot = _plot_methods.plot_value
 
     full_state_update = False
     is_differentiable = False

@@ -8,6 +8,7 @@ from typing import Any, Literal
 import torch
 from torch import Tensor
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.functional.nominal.fleiss_kappa import (
     check_mode,
     fleiss_counts,
@@ -34,6 +35,8 @@ class FleissKappa(Metric):
     >>> metric.compute()
     tensor(0.2683)
     """
+
+    plot = _plot_methods.plot_value
 
     full_state_update = False
     is_differentiable = False

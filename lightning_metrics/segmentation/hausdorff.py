@@ -7,6 +7,7 @@ from typing import Any, Hashable, Optional, Sequence, Union
 import torch
 from torch import Tensor
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.functional.segmentation._inputs import class_masks, format_pair
 from lightning_metrics.functional.segmentation.hausdorff import check_hausdorff_args, hausdorff_of_masks
 from lightning_metrics.metric import Metric
@@ -32,6 +33,8 @@ class HausdorffDistance(Metric):
     >>> HausdorffDistance(num_classes=2, distance_metric="chessboard", spacing=[2.0, 0.5])(preds, target)
     tensor(2.)
     """
+
+    plot = _plot_methods.plot_value
 
     is_differentiable = True  # as torchmetrics declares
     higher_is_better: Optional[bool] = False

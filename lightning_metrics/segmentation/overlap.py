@@ -18,6 +18,7 @@ from typing import Any, Hashable, Optional
 import torch
 from torch import Tensor
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.functional.segmentation._counts import OverlapSpec
 from lightning_metrics.functional.segmentation._inputs import check_bool
 from lightning_metrics.functional.segmentation.overlap import (
@@ -34,6 +35,8 @@ from lightning_metrics.metric import Metric
 
 class OverlapMetric(Metric):
     """The family base: a count table (:class:`OverlapSpec`) and a reduction of it."""
+
+    plot = _plot_methods.plot_value
 
     is_differentiable = False
     higher_is_better: Optional[bool] = True
