@@ -230,3 +230,17 @@ def test_import_loads_nothing_it_does_not_need():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.strip() == "[] []", out.stdout
+
+
+def test_the_readme_migration_table_says_what_is_offered():
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    rows = dict(re.findall(r"^\| `torchmetrics\.(?:functional\.)?(\w+)` \| (implemented|not yet)", readme, re.M))
+    domains = {p.split(".")[1] if p.startswith("functional.") else p.split(".")[0] for p in TORCHMETRICS if p}
+    domains -= {"functional"}
+    assert set(rows) == domains, sorted(domains ^ set(rows))
+    for domain, status in rows.items():
+        path = f"functional.{domain}" if domain == "pairwise" else domain
+        assert (status == "implemented") == _offered_domain(path), (domain, status)
