@@ -8,12 +8,11 @@ Metrics with equal specs hold identical states, so a ``MetricCollection`` update
 
 from __future__ import annotations
 
-from typing import Any, Callable, Hashable, Optional
+from typing import Hashable, Optional
 
 from torch import Tensor
 
 from lightning_metrics import _plot_methods
-from lightning_metrics.functional.classification import _inputs
 from lightning_metrics.functional.classification._core import (
     Reduction,
     binary_spec,
@@ -100,18 +99,3 @@ class RatioMetric(CountingMetric):
                 reduction=red,
             )
         self._setup(spec, red)
-
-
-def build_for_task(
-    task: Any,
-    classes: dict[str, Callable[..., Metric]],
-    common: dict[str, Any],
-    per_task: dict[str, dict[str, Any]],
-) -> Metric:
-    """The task wrappers' ``__new__``: the class of ``task`` built with its arguments."""
-    task = _inputs.check_task(task, tuple(classes))
-    args = per_task.get(task, {})
-    for size in ("num_classes", "num_labels"):  # the task classes may allow None; the wrappers do not
-        if size in args and (isinstance(args[size], bool) or not isinstance(args[size], int)):
-            raise ValueError(f"Argument `{size}` must be an int for task={task!r}, got {args[size]!r}")
-    return classes[task](**args, **common)

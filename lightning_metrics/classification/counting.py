@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from lightning_metrics.classification import _binary_ratios, _matrix_metrics, _multiclass_ratios, _multilabel_ratios
-from lightning_metrics.classification._counting_base import build_for_task
+from lightning_metrics.classification._task_wrapper import TaskWrapper
 from lightning_metrics.classification._matrix_metrics import *  # noqa: F403
 from lightning_metrics.classification._binary_ratios import *  # noqa: F403
 from lightning_metrics.classification._multiclass_ratios import *  # noqa: F403
@@ -29,28 +29,7 @@ from lightning_metrics.classification._multilabel_ratios import *  # noqa: F403
 from lightning_metrics.metric import Metric
 
 
-
-def _stat_scores_task_args(
-    threshold: float, num_classes: Optional[int], num_labels: Optional[int], average: Optional[str], top_k: Optional[int]
-) -> dict[str, dict[str, Any]]:
-    """Per-task arguments shared by the stat-scores task wrappers (the rest go to every task)."""
-    return {
-        "binary": {"threshold": threshold},
-        "multiclass": {"num_classes": num_classes, "top_k": top_k, "average": average},
-        "multilabel": {"num_labels": num_labels, "threshold": threshold, "average": average},
-    }
-
-class _TaskWrapper(Metric):
-    """Task wrappers construct the task's class in ``__new__`` (as torchmetrics' do)."""
-
-    def update(self, *args: Any, **kwargs: Any) -> None:  # pragma: no cover - never instantiated
-        raise NotImplementedError
-
-    def compute(self) -> None:  # pragma: no cover
-        raise NotImplementedError
-
-
-class StatScores(_TaskWrapper):
+class StatScores(TaskWrapper):
     """``StatScores(task=...)`` builds ``BinaryStatScores``, ``MulticlassStatScores`` or ``MultilabelStatScores``.
 
     >>> from torch import tensor
@@ -59,29 +38,21 @@ class StatScores(_TaskWrapper):
     tensor([3, 1, 7, 1, 4])
     """
 
-    def __new__(  # type: ignore[misc]
-        cls,
-        task: str,
-        threshold: float = 0.5,
-        num_classes: Optional[int] = None,
-        num_labels: Optional[int] = None,
-        average: Optional[str] = "micro",
-        multidim_average: str = "global",
-        top_k: Optional[int] = 1,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> Metric:
-        common = dict(multidim_average=multidim_average, ignore_index=ignore_index, validate_args=validate_args)
-        return build_for_task(
-            task,
-            {"binary": BinaryStatScores, "multiclass": MulticlassStatScores, "multilabel": MultilabelStatScores},
-            {**common, **kwargs},
-            _stat_scores_task_args(threshold, num_classes, num_labels, average, top_k),
-        )
+    _tasks = {
+        "binary": BinaryStatScores,
+        "multiclass": MulticlassStatScores,
+        "multilabel": MultilabelStatScores,
+    }
+
+    def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
+                num_labels: Optional[int] = None, average: Optional[str] = "micro",
+                multidim_average: str = "global", top_k: Optional[int] = 1,
+                ignore_index: Optional[int] = None, validate_args: bool = True,
+                **kwargs: Any) -> Metric:  # type: ignore[misc]
+        return cls._for_task(locals())
 
 
-class Accuracy(_TaskWrapper):
+class Accuracy(TaskWrapper):
     """``Accuracy(task=...)`` builds ``BinaryAccuracy``, ``MulticlassAccuracy`` or ``MultilabelAccuracy``.
 
     >>> from torch import tensor
@@ -90,29 +61,17 @@ class Accuracy(_TaskWrapper):
     tensor(0.7500)
     """
 
-    def __new__(  # type: ignore[misc]
-        cls,
-        task: str,
-        threshold: float = 0.5,
-        num_classes: Optional[int] = None,
-        num_labels: Optional[int] = None,
-        average: Optional[str] = "micro",
-        multidim_average: str = "global",
-        top_k: Optional[int] = 1,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> Metric:
-        common = dict(multidim_average=multidim_average, ignore_index=ignore_index, validate_args=validate_args)
-        return build_for_task(
-            task,
-            {"binary": BinaryAccuracy, "multiclass": MulticlassAccuracy, "multilabel": MultilabelAccuracy},
-            {**common, **kwargs},
-            _stat_scores_task_args(threshold, num_classes, num_labels, average, top_k),
-        )
+    _tasks = {"binary": BinaryAccuracy, "multiclass": MulticlassAccuracy, "multilabel": MultilabelAccuracy}
+
+    def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
+                num_labels: Optional[int] = None, average: Optional[str] = "micro",
+                multidim_average: str = "global", top_k: Optional[int] = 1,
+                ignore_index: Optional[int] = None, validate_args: bool = True,
+                **kwargs: Any) -> Metric:  # type: ignore[misc]
+        return cls._for_task(locals())
 
 
-class Precision(_TaskWrapper):
+class Precision(TaskWrapper):
     """``Precision(task=...)`` builds ``BinaryPrecision``, ``MulticlassPrecision`` or ``MultilabelPrecision``.
 
     >>> from torch import tensor
@@ -121,29 +80,17 @@ class Precision(_TaskWrapper):
     tensor(0.7500)
     """
 
-    def __new__(  # type: ignore[misc]
-        cls,
-        task: str,
-        threshold: float = 0.5,
-        num_classes: Optional[int] = None,
-        num_labels: Optional[int] = None,
-        average: Optional[str] = "micro",
-        multidim_average: str = "global",
-        top_k: Optional[int] = 1,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> Metric:
-        common = dict(multidim_average=multidim_average, ignore_index=ignore_index, validate_args=validate_args)
-        return build_for_task(
-            task,
-            {"binary": BinaryPrecision, "multiclass": MulticlassPrecision, "multilabel": MultilabelPrecision},
-            {**common, **kwargs},
-            _stat_scores_task_args(threshold, num_classes, num_labels, average, top_k),
-        )
+    _tasks = {"binary": BinaryPrecision, "multiclass": MulticlassPrecision, "multilabel": MultilabelPrecision}
+
+    def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
+                num_labels: Optional[int] = None, average: Optional[str] = "micro",
+                multidim_average: str = "global", top_k: Optional[int] = 1,
+                ignore_index: Optional[int] = None, validate_args: bool = True,
+                **kwargs: Any) -> Metric:  # type: ignore[misc]
+        return cls._for_task(locals())
 
 
-class Recall(_TaskWrapper):
+class Recall(TaskWrapper):
     """``Recall(task=...)`` builds ``BinaryRecall``, ``MulticlassRecall`` or ``MultilabelRecall``.
 
     >>> from torch import tensor
@@ -152,29 +99,17 @@ class Recall(_TaskWrapper):
     tensor(0.7500)
     """
 
-    def __new__(  # type: ignore[misc]
-        cls,
-        task: str,
-        threshold: float = 0.5,
-        num_classes: Optional[int] = None,
-        num_labels: Optional[int] = None,
-        average: Optional[str] = "micro",
-        multidim_average: str = "global",
-        top_k: Optional[int] = 1,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> Metric:
-        common = dict(multidim_average=multidim_average, ignore_index=ignore_index, validate_args=validate_args)
-        return build_for_task(
-            task,
-            {"binary": BinaryRecall, "multiclass": MulticlassRecall, "multilabel": MultilabelRecall},
-            {**common, **kwargs},
-            _stat_scores_task_args(threshold, num_classes, num_labels, average, top_k),
-        )
+    _tasks = {"binary": BinaryRecall, "multiclass": MulticlassRecall, "multilabel": MultilabelRecall}
+
+    def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
+                num_labels: Optional[int] = None, average: Optional[str] = "micro",
+                multidim_average: str = "global", top_k: Optional[int] = 1,
+                ignore_index: Optional[int] = None, validate_args: bool = True,
+                **kwargs: Any) -> Metric:  # type: ignore[misc]
+        return cls._for_task(locals())
 
 
-class F1Score(_TaskWrapper):
+class F1Score(TaskWrapper):
     """``F1Score(task=...)`` builds ``BinaryF1Score``, ``MulticlassF1Score`` or ``MultilabelF1Score``.
 
     >>> from torch import tensor
@@ -183,30 +118,17 @@ class F1Score(_TaskWrapper):
     tensor(0.7500)
     """
 
-    def __new__(  # type: ignore[misc]
-        cls,
-        task: str,
-        threshold: float = 0.5,
-        num_classes: Optional[int] = None,
-        num_labels: Optional[int] = None,
-        average: Optional[str] = "micro",
-        multidim_average: str = "global",
-        top_k: Optional[int] = 1,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        zero_division: float = 0,
-        **kwargs: Any,
-    ) -> Metric:
-        common = dict(multidim_average=multidim_average, ignore_index=ignore_index, validate_args=validate_args, zero_division=zero_division)
-        return build_for_task(
-            task,
-            {"binary": BinaryF1Score, "multiclass": MulticlassF1Score, "multilabel": MultilabelF1Score},
-            {**common, **kwargs},
-            _stat_scores_task_args(threshold, num_classes, num_labels, average, top_k),
-        )
+    _tasks = {"binary": BinaryF1Score, "multiclass": MulticlassF1Score, "multilabel": MultilabelF1Score}
+
+    def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
+                num_labels: Optional[int] = None, average: Optional[str] = "micro",
+                multidim_average: str = "global", top_k: Optional[int] = 1,
+                ignore_index: Optional[int] = None, validate_args: bool = True, zero_division: float = 0,
+                **kwargs: Any) -> Metric:  # type: ignore[misc]
+        return cls._for_task(locals())
 
 
-class FBetaScore(_TaskWrapper):
+class FBetaScore(TaskWrapper):
     """``FBetaScore(task=...)`` builds ``BinaryFBetaScore``, ``MulticlassFBetaScore`` or ``MultilabelFBetaScore``.
 
     >>> from torch import tensor
@@ -215,35 +137,21 @@ class FBetaScore(_TaskWrapper):
     tensor(0.7500)
     """
 
-    def __new__(  # type: ignore[misc]
-        cls,
-        task: str,
-        beta: float = 1.0,
-        threshold: float = 0.5,
-        num_classes: Optional[int] = None,
-        num_labels: Optional[int] = None,
-        average: Optional[str] = "micro",
-        multidim_average: str = "global",
-        top_k: Optional[int] = 1,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        zero_division: float = 0,
-        **kwargs: Any,
-    ) -> Metric:
-        common = dict(multidim_average=multidim_average, ignore_index=ignore_index, validate_args=validate_args, zero_division=zero_division)
-        return build_for_task(
-            task,
-            {"binary": BinaryFBetaScore, "multiclass": MulticlassFBetaScore, "multilabel": MultilabelFBetaScore},
-            {**common, **kwargs},
-            {
-                "binary": {"beta": beta, "threshold": threshold},
-                "multiclass": {"beta": beta, "num_classes": num_classes, "top_k": top_k, "average": average},
-                "multilabel": {"beta": beta, "num_labels": num_labels, "threshold": threshold, "average": average},
-            },
-        )
+    _tasks = {
+        "binary": BinaryFBetaScore,
+        "multiclass": MulticlassFBetaScore,
+        "multilabel": MultilabelFBetaScore,
+    }
+
+    def __new__(cls, task: str, beta: float = 1.0, threshold: float = 0.5, num_classes: Optional[int] = None,
+                num_labels: Optional[int] = None, average: Optional[str] = "micro",
+                multidim_average: str = "global", top_k: Optional[int] = 1,
+                ignore_index: Optional[int] = None, validate_args: bool = True, zero_division: float = 0,
+                **kwargs: Any) -> Metric:  # type: ignore[misc]
+        return cls._for_task(locals())
 
 
-class Specificity(_TaskWrapper):
+class Specificity(TaskWrapper):
     """``Specificity(task=...)`` builds ``BinarySpecificity``, ``MulticlassSpecificity`` or ``MultilabelSpecificity``.
 
     >>> from torch import tensor
@@ -252,29 +160,21 @@ class Specificity(_TaskWrapper):
     tensor(0.8750)
     """
 
-    def __new__(  # type: ignore[misc]
-        cls,
-        task: str,
-        threshold: float = 0.5,
-        num_classes: Optional[int] = None,
-        num_labels: Optional[int] = None,
-        average: Optional[str] = "micro",
-        multidim_average: str = "global",
-        top_k: Optional[int] = 1,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> Metric:
-        common = dict(multidim_average=multidim_average, ignore_index=ignore_index, validate_args=validate_args)
-        return build_for_task(
-            task,
-            {"binary": BinarySpecificity, "multiclass": MulticlassSpecificity, "multilabel": MultilabelSpecificity},
-            {**common, **kwargs},
-            _stat_scores_task_args(threshold, num_classes, num_labels, average, top_k),
-        )
+    _tasks = {
+        "binary": BinarySpecificity,
+        "multiclass": MulticlassSpecificity,
+        "multilabel": MultilabelSpecificity,
+    }
+
+    def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
+                num_labels: Optional[int] = None, average: Optional[str] = "micro",
+                multidim_average: str = "global", top_k: Optional[int] = 1,
+                ignore_index: Optional[int] = None, validate_args: bool = True,
+                **kwargs: Any) -> Metric:  # type: ignore[misc]
+        return cls._for_task(locals())
 
 
-class NegativePredictiveValue(_TaskWrapper):
+class NegativePredictiveValue(TaskWrapper):
     """``NegativePredictiveValue(task=...)`` builds ``BinaryNegativePredictiveValue``, ``MulticlassNegativePredictiveValue`` or ``MultilabelNegativePredictiveValue``.
 
     >>> from torch import tensor
@@ -283,29 +183,21 @@ class NegativePredictiveValue(_TaskWrapper):
     tensor(0.8750)
     """
 
-    def __new__(  # type: ignore[misc]
-        cls,
-        task: str,
-        threshold: float = 0.5,
-        num_classes: Optional[int] = None,
-        num_labels: Optional[int] = None,
-        average: Optional[str] = "micro",
-        multidim_average: str = "global",
-        top_k: Optional[int] = 1,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> Metric:
-        common = dict(multidim_average=multidim_average, ignore_index=ignore_index, validate_args=validate_args)
-        return build_for_task(
-            task,
-            {"binary": BinaryNegativePredictiveValue, "multiclass": MulticlassNegativePredictiveValue, "multilabel": MultilabelNegativePredictiveValue},
-            {**common, **kwargs},
-            _stat_scores_task_args(threshold, num_classes, num_labels, average, top_k),
-        )
+    _tasks = {
+        "binary": BinaryNegativePredictiveValue,
+        "multiclass": MulticlassNegativePredictiveValue,
+        "multilabel": MultilabelNegativePredictiveValue,
+    }
+
+    def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
+                num_labels: Optional[int] = None, average: Optional[str] = "micro",
+                multidim_average: str = "global", top_k: Optional[int] = 1,
+                ignore_index: Optional[int] = None, validate_args: bool = True,
+                **kwargs: Any) -> Metric:  # type: ignore[misc]
+        return cls._for_task(locals())
 
 
-class HammingDistance(_TaskWrapper):
+class HammingDistance(TaskWrapper):
     """``HammingDistance(task=...)`` builds ``BinaryHammingDistance``, ``MulticlassHammingDistance`` or ``MultilabelHammingDistance``.
 
     >>> from torch import tensor
@@ -314,29 +206,21 @@ class HammingDistance(_TaskWrapper):
     tensor(0.2500)
     """
 
-    def __new__(  # type: ignore[misc]
-        cls,
-        task: str,
-        threshold: float = 0.5,
-        num_classes: Optional[int] = None,
-        num_labels: Optional[int] = None,
-        average: Optional[str] = "micro",
-        multidim_average: str = "global",
-        top_k: Optional[int] = 1,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> Metric:
-        common = dict(multidim_average=multidim_average, ignore_index=ignore_index, validate_args=validate_args)
-        return build_for_task(
-            task,
-            {"binary": BinaryHammingDistance, "multiclass": MulticlassHammingDistance, "multilabel": MultilabelHammingDistance},
-            {**common, **kwargs},
-            _stat_scores_task_args(threshold, num_classes, num_labels, average, top_k),
-        )
+    _tasks = {
+        "binary": BinaryHammingDistance,
+        "multiclass": MulticlassHammingDistance,
+        "multilabel": MultilabelHammingDistance,
+    }
+
+    def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
+                num_labels: Optional[int] = None, average: Optional[str] = "micro",
+                multidim_average: str = "global", top_k: Optional[int] = 1,
+                ignore_index: Optional[int] = None, validate_args: bool = True,
+                **kwargs: Any) -> Metric:  # type: ignore[misc]
+        return cls._for_task(locals())
 
 
-class ExactMatch(_TaskWrapper):
+class ExactMatch(TaskWrapper):
     """``ExactMatch(task=...)`` builds ``MulticlassExactMatch`` or ``MultilabelExactMatch``.
 
     >>> from torch import tensor
@@ -345,27 +229,16 @@ class ExactMatch(_TaskWrapper):
     tensor(0.5000)
     """
 
-    def __new__(  # type: ignore[misc]
-        cls,
-        task: str,
-        threshold: float = 0.5,
-        num_classes: Optional[int] = None,
-        num_labels: Optional[int] = None,
-        multidim_average: str = "global",
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> Metric:
-        common = dict(multidim_average=multidim_average, ignore_index=ignore_index, validate_args=validate_args)
-        return build_for_task(
-            task,
-            {"multiclass": MulticlassExactMatch, "multilabel": MultilabelExactMatch},
-            {**common, **kwargs},
-            {"multiclass": {"num_classes": num_classes}, "multilabel": {"num_labels": num_labels, "threshold": threshold}},
-        )
+    _tasks = {"multiclass": MulticlassExactMatch, "multilabel": MultilabelExactMatch}
+
+    def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
+                num_labels: Optional[int] = None, multidim_average: str = "global",
+                ignore_index: Optional[int] = None, validate_args: bool = True,
+                **kwargs: Any) -> Metric:  # type: ignore[misc]
+        return cls._for_task(locals())
 
 
-class JaccardIndex(_TaskWrapper):
+class JaccardIndex(TaskWrapper):
     """``JaccardIndex(task=...)`` builds the binary, multiclass or multilabel Jaccard index.
 
     >>> from torch import tensor
@@ -374,30 +247,20 @@ class JaccardIndex(_TaskWrapper):
     tensor(0.6667)
     """
 
-    def __new__(  # type: ignore[misc]
-        cls,
-        task: str,
-        threshold: float = 0.5,
-        num_classes: Optional[int] = None,
-        num_labels: Optional[int] = None,
-        average: Optional[str] = "macro",
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> Metric:
-        return build_for_task(
-            task,
-            {"binary": BinaryJaccardIndex, "multiclass": MulticlassJaccardIndex, "multilabel": MultilabelJaccardIndex},
-            dict(ignore_index=ignore_index, validate_args=validate_args, **kwargs),
-            {
-                "binary": {"threshold": threshold},
-                "multiclass": {"num_classes": num_classes, "average": average},
-                "multilabel": {"num_labels": num_labels, "threshold": threshold, "average": average},
-            },
-        )
+    _tasks = {
+        "binary": BinaryJaccardIndex,
+        "multiclass": MulticlassJaccardIndex,
+        "multilabel": MultilabelJaccardIndex,
+    }
+
+    def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
+                num_labels: Optional[int] = None, average: Optional[str] = "macro",
+                ignore_index: Optional[int] = None, validate_args: bool = True,
+                **kwargs: Any) -> Metric:  # type: ignore[misc]
+        return cls._for_task(locals())
 
 
-class MatthewsCorrCoef(_TaskWrapper):
+class MatthewsCorrCoef(TaskWrapper):
     """``MatthewsCorrCoef(task=...)`` builds the binary, multiclass or multilabel MCC.
 
     >>> from torch import tensor
@@ -406,33 +269,19 @@ class MatthewsCorrCoef(_TaskWrapper):
     tensor(0.7000)
     """
 
-    def __new__(  # type: ignore[misc]
-        cls,
-        task: str,
-        threshold: float = 0.5,
-        num_classes: Optional[int] = None,
-        num_labels: Optional[int] = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> Metric:
-        return build_for_task(
-            task,
-            {
-                "binary": BinaryMatthewsCorrCoef,
-                "multiclass": MulticlassMatthewsCorrCoef,
-                "multilabel": MultilabelMatthewsCorrCoef,
-            },
-            dict(ignore_index=ignore_index, validate_args=validate_args, **kwargs),
-            {
-                "binary": {"threshold": threshold},
-                "multiclass": {"num_classes": num_classes},
-                "multilabel": {"num_labels": num_labels, "threshold": threshold},
-            },
-        )
+    _tasks = {
+        "binary": BinaryMatthewsCorrCoef,
+        "multiclass": MulticlassMatthewsCorrCoef,
+        "multilabel": MultilabelMatthewsCorrCoef,
+    }
+
+    def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
+                num_labels: Optional[int] = None, ignore_index: Optional[int] = None,
+                validate_args: bool = True, **kwargs: Any) -> Metric:  # type: ignore[misc]
+        return cls._for_task(locals())
 
 
-class CohenKappa(_TaskWrapper):
+class CohenKappa(TaskWrapper):
     """``CohenKappa(task=...)`` builds the binary or multiclass Cohen's kappa.
 
     >>> from torch import tensor
@@ -441,25 +290,15 @@ class CohenKappa(_TaskWrapper):
     tensor(0.6364)
     """
 
-    def __new__(  # type: ignore[misc]
-        cls,
-        task: str,
-        threshold: float = 0.5,
-        num_classes: Optional[int] = None,
-        weights: Optional[str] = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> Metric:
-        return build_for_task(
-            task,
-            {"binary": BinaryCohenKappa, "multiclass": MulticlassCohenKappa},
-            dict(weights=weights, ignore_index=ignore_index, validate_args=validate_args, **kwargs),
-            {"binary": {"threshold": threshold}, "multiclass": {"num_classes": num_classes}},
-        )
+    _tasks = {"binary": BinaryCohenKappa, "multiclass": MulticlassCohenKappa}
+
+    def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
+                weights: Optional[str] = None, ignore_index: Optional[int] = None, validate_args: bool = True,
+                **kwargs: Any) -> Metric:  # type: ignore[misc]
+        return cls._for_task(locals())
 
 
-class ConfusionMatrix(_TaskWrapper):
+class ConfusionMatrix(TaskWrapper):
     """``ConfusionMatrix(task=...)`` builds the binary, multiclass or multilabel confusion matrix.
 
     >>> from torch import tensor
@@ -469,31 +308,17 @@ class ConfusionMatrix(_TaskWrapper):
             [1, 2]])
     """
 
-    def __new__(  # type: ignore[misc]
-        cls,
-        task: str,
-        threshold: float = 0.5,
-        num_classes: Optional[int] = None,
-        num_labels: Optional[int] = None,
-        normalize: Optional[str] = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> Metric:
-        return build_for_task(
-            task,
-            {
-                "binary": BinaryConfusionMatrix,
-                "multiclass": MulticlassConfusionMatrix,
-                "multilabel": MultilabelConfusionMatrix,
-            },
-            dict(normalize=normalize, ignore_index=ignore_index, validate_args=validate_args, **kwargs),
-            {
-                "binary": {"threshold": threshold},
-                "multiclass": {"num_classes": num_classes},
-                "multilabel": {"num_labels": num_labels, "threshold": threshold},
-            },
-        )
+    _tasks = {
+        "binary": BinaryConfusionMatrix,
+        "multiclass": MulticlassConfusionMatrix,
+        "multilabel": MultilabelConfusionMatrix,
+    }
+
+    def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
+                num_labels: Optional[int] = None, normalize: Optional[str] = None,
+                ignore_index: Optional[int] = None, validate_args: bool = True,
+                **kwargs: Any) -> Metric:  # type: ignore[misc]
+        return cls._for_task(locals())
 
 
 TASK_WRAPPERS = [

@@ -19,7 +19,7 @@ tensor(0.7500)
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 from lightning_metrics.classification._curve_metrics import (
     BinaryAUROC,
@@ -66,90 +66,45 @@ from lightning_metrics.classification._score_metrics import (
     MultilabelRankingAveragePrecision,
     MultilabelRankingLoss,
 )
-from lightning_metrics.functional.classification._scores import check_task
+from lightning_metrics.classification._task_wrapper import TaskWrapper
 from lightning_metrics.metric import Metric
 
 
-def _build(task: Any, builders: dict[str, Callable[[], Metric]], num_classes: Any, num_labels: Any) -> Metric:
-    """Check ``task`` and the class/label count it needs, then build the task's metric."""
-    task = check_task(task, tuple(builders))
-    needed = {"multiclass": ("num_classes", num_classes), "multilabel": ("num_labels", num_labels)}.get(task)
-    if needed is not None and (isinstance(needed[1], bool) or not isinstance(needed[1], int)):
-        raise ValueError(f"Argument `{needed[0]}` must be an int for task={task!r}, got {needed[1]!r}")
-    return builders[task]()
-
-
-class _TaskWrapper(Metric):
-    """Task wrappers build the task's class in ``__new__``; they are never instantiated themselves."""
-
-    def update(self, *args: Any, **kwargs: Any) -> None:  # pragma: no cover
-        raise NotImplementedError(f"{type(self).__name__} has no `update`; use the task-specific metric")
-
-    def compute(self) -> None:  # pragma: no cover
-        raise NotImplementedError(f"{type(self).__name__} has no `compute`; use the task-specific metric")
-
-
-class PrecisionRecallCurve(_TaskWrapper):
+class PrecisionRecallCurve(TaskWrapper):
     """``PrecisionRecallCurve(task=...)``: the binary, multiclass or multilabel precision-recall curve.
 
     >>> PrecisionRecallCurve(task="multiclass", num_classes=3, thresholds=5).__class__.__name__
     'MulticlassPrecisionRecallCurve'
     """
 
-    def __new__(
-        cls,
-        task: str,
-        thresholds: Thresholds = None,
-        num_classes: Optional[int] = None,  # type: ignore[misc]
-        num_labels: Optional[int] = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> Metric:
-        kwargs.update(thresholds=thresholds, ignore_index=ignore_index, validate_args=validate_args)
-        return _build(
-            task,
-            {
-                "binary": lambda: BinaryPrecisionRecallCurve(**kwargs),
-                "multiclass": lambda: MulticlassPrecisionRecallCurve(num_classes, **kwargs),
-                "multilabel": lambda: MultilabelPrecisionRecallCurve(num_labels, **kwargs),
-            },
-            num_classes,
-            num_labels,
-        )
+    _tasks = {
+        "binary": BinaryPrecisionRecallCurve,
+        "multiclass": MulticlassPrecisionRecallCurve,
+        "multilabel": MultilabelPrecisionRecallCurve,
+    }
+
+    def __new__(cls, task: str, thresholds: Thresholds = None, num_classes: Optional[int] = None,
+                num_labels: Optional[int] = None, ignore_index: Optional[int] = None,
+                validate_args: bool = True, **kwargs: Any) -> Metric:  # type: ignore[misc]
+        return cls._for_task(locals())
 
 
-class ROC(_TaskWrapper):
+class ROC(TaskWrapper):
     """``ROC(task=...)``: the binary, multiclass or multilabel ROC curve.
 
     >>> ROC(task="binary").__class__.__name__
     'BinaryROC'
     """
 
-    def __new__(
-        cls,
-        task: str,
-        thresholds: Thresholds = None,
-        num_classes: Optional[int] = None,  # type: ignore[misc]
-        num_labels: Optional[int] = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> Metric:
-        kwargs.update(thresholds=thresholds, ignore_index=ignore_index, validate_args=validate_args)
-        return _build(
-            task,
-            {
-                "binary": lambda: BinaryROC(**kwargs),
-                "multiclass": lambda: MulticlassROC(num_classes, **kwargs),
-                "multilabel": lambda: MultilabelROC(num_labels, **kwargs),
-            },
-            num_classes,
-            num_labels,
-        )
+    _tasks = {"binary": BinaryROC, "multiclass": MulticlassROC, "multilabel": MultilabelROC}
+
+    def __new__(cls, task: str, thresholds: Thresholds = None, num_classes: Optional[int] = None,
+                num_labels: Optional[int] = None, ignore_index: Optional[int] = None,
+                validate_args: bool = True, **kwargs: Any) -> Metric:  # type: ignore[misc]
+        return cls._for_task(locals())
 
 
-class AUROC(_TaskWrapper):
+class AUROC(TaskWrapper):
     """``AUROC(task=...)``: area under the ROC curve (``max_fpr`` for binary, ``average`` otherwise).
 
     >>> import torch
@@ -158,32 +113,16 @@ class AUROC(_TaskWrapper):
     tensor(0.7500)
     """
 
-    def __new__(
-        cls,
-        task: str,
-        thresholds: Thresholds = None,
-        num_classes: Optional[int] = None,  # type: ignore[misc]
-        num_labels: Optional[int] = None,
-        average: Optional[str] = "macro",
-        max_fpr: Optional[float] = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> Metric:
-        kwargs.update(thresholds=thresholds, ignore_index=ignore_index, validate_args=validate_args)
-        return _build(
-            task,
-            {
-                "binary": lambda: BinaryAUROC(max_fpr, **kwargs),
-                "multiclass": lambda: MulticlassAUROC(num_classes, average, **kwargs),
-                "multilabel": lambda: MultilabelAUROC(num_labels, average, **kwargs),
-            },
-            num_classes,
-            num_labels,
-        )
+    _tasks = {"binary": BinaryAUROC, "multiclass": MulticlassAUROC, "multilabel": MultilabelAUROC}
+
+    def __new__(cls, task: str, thresholds: Thresholds = None, num_classes: Optional[int] = None,
+                num_labels: Optional[int] = None, average: Optional[str] = "macro",
+                max_fpr: Optional[float] = None, ignore_index: Optional[int] = None,
+                validate_args: bool = True, **kwargs: Any) -> Metric:  # type: ignore[misc]
+        return cls._for_task(locals())
 
 
-class AveragePrecision(_TaskWrapper):
+class AveragePrecision(TaskWrapper):
     """``AveragePrecision(task=...)``: step-wise area under the precision-recall curve.
 
     >>> import torch
@@ -192,31 +131,20 @@ class AveragePrecision(_TaskWrapper):
     tensor(0.8333)
     """
 
-    def __new__(
-        cls,
-        task: str,
-        thresholds: Thresholds = None,
-        num_classes: Optional[int] = None,  # type: ignore[misc]
-        num_labels: Optional[int] = None,
-        average: Optional[str] = "macro",
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> Metric:
-        kwargs.update(thresholds=thresholds, ignore_index=ignore_index, validate_args=validate_args)
-        return _build(
-            task,
-            {
-                "binary": lambda: BinaryAveragePrecision(**kwargs),
-                "multiclass": lambda: MulticlassAveragePrecision(num_classes, average, **kwargs),
-                "multilabel": lambda: MultilabelAveragePrecision(num_labels, average, **kwargs),
-            },
-            num_classes,
-            num_labels,
-        )
+    _tasks = {
+        "binary": BinaryAveragePrecision,
+        "multiclass": MulticlassAveragePrecision,
+        "multilabel": MultilabelAveragePrecision,
+    }
+
+    def __new__(cls, task: str, thresholds: Thresholds = None, num_classes: Optional[int] = None,
+                num_labels: Optional[int] = None, average: Optional[str] = "macro",
+                ignore_index: Optional[int] = None, validate_args: bool = True,
+                **kwargs: Any) -> Metric:  # type: ignore[misc]
+        return cls._for_task(locals())
 
 
-class PrecisionAtFixedRecall(_TaskWrapper):
+class PrecisionAtFixedRecall(TaskWrapper):
     """``PrecisionAtFixedRecall(task=..., min_recall=...)``: per task, highest precision
     with recall >= ``min_recall``.
 
@@ -224,31 +152,20 @@ class PrecisionAtFixedRecall(_TaskWrapper):
     'MultilabelPrecisionAtFixedRecall'
     """
 
-    def __new__(
-        cls,
-        task: str,
-        min_recall: float,
-        thresholds: Thresholds = None,  # type: ignore[misc]
-        num_classes: Optional[int] = None,
-        num_labels: Optional[int] = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> Metric:
-        kwargs.update(thresholds=thresholds, ignore_index=ignore_index, validate_args=validate_args)
-        return _build(
-            task,
-            {
-                "binary": lambda: BinaryPrecisionAtFixedRecall(min_recall, **kwargs),
-                "multiclass": lambda: MulticlassPrecisionAtFixedRecall(num_classes, min_recall, **kwargs),
-                "multilabel": lambda: MultilabelPrecisionAtFixedRecall(num_labels, min_recall, **kwargs),
-            },
-            num_classes,
-            num_labels,
-        )
+    _tasks = {
+        "binary": BinaryPrecisionAtFixedRecall,
+        "multiclass": MulticlassPrecisionAtFixedRecall,
+        "multilabel": MultilabelPrecisionAtFixedRecall,
+    }
+
+    def __new__(cls, task: str, min_recall: float, thresholds: Thresholds = None,
+                num_classes: Optional[int] = None, num_labels: Optional[int] = None,
+                ignore_index: Optional[int] = None, validate_args: bool = True,
+                **kwargs: Any) -> Metric:  # type: ignore[misc]
+        return cls._for_task(locals())
 
 
-class RecallAtFixedPrecision(_TaskWrapper):
+class RecallAtFixedPrecision(TaskWrapper):
     """``RecallAtFixedPrecision(task=..., min_precision=...)``: per task, highest recall
     with precision >= ``min_precision``.
 
@@ -256,31 +173,20 @@ class RecallAtFixedPrecision(_TaskWrapper):
     'MultilabelRecallAtFixedPrecision'
     """
 
-    def __new__(
-        cls,
-        task: str,
-        min_precision: float,
-        thresholds: Thresholds = None,  # type: ignore[misc]
-        num_classes: Optional[int] = None,
-        num_labels: Optional[int] = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> Metric:
-        kwargs.update(thresholds=thresholds, ignore_index=ignore_index, validate_args=validate_args)
-        return _build(
-            task,
-            {
-                "binary": lambda: BinaryRecallAtFixedPrecision(min_precision, **kwargs),
-                "multiclass": lambda: MulticlassRecallAtFixedPrecision(num_classes, min_precision, **kwargs),
-                "multilabel": lambda: MultilabelRecallAtFixedPrecision(num_labels, min_precision, **kwargs),
-            },
-            num_classes,
-            num_labels,
-        )
+    _tasks = {
+        "binary": BinaryRecallAtFixedPrecision,
+        "multiclass": MulticlassRecallAtFixedPrecision,
+        "multilabel": MultilabelRecallAtFixedPrecision,
+    }
+
+    def __new__(cls, task: str, min_precision: float, thresholds: Thresholds = None,
+                num_classes: Optional[int] = None, num_labels: Optional[int] = None,
+                ignore_index: Optional[int] = None, validate_args: bool = True,
+                **kwargs: Any) -> Metric:  # type: ignore[misc]
+        return cls._for_task(locals())
 
 
-class SensitivityAtSpecificity(_TaskWrapper):
+class SensitivityAtSpecificity(TaskWrapper):
     """``SensitivityAtSpecificity(task=..., min_specificity=...)``: per task, highest sensitivity
     with specificity >= ``min_specificity``.
 
@@ -288,35 +194,20 @@ class SensitivityAtSpecificity(_TaskWrapper):
     'MultilabelSensitivityAtSpecificity'
     """
 
-    def __new__(
-        cls,
-        task: str,
-        min_specificity: float,
-        thresholds: Thresholds = None,  # type: ignore[misc]
-        num_classes: Optional[int] = None,
-        num_labels: Optional[int] = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> Metric:
-        kwargs.update(thresholds=thresholds, ignore_index=ignore_index, validate_args=validate_args)
-        return _build(
-            task,
-            {
-                "binary": lambda: BinarySensitivityAtSpecificity(min_specificity, **kwargs),
-                "multiclass": lambda: MulticlassSensitivityAtSpecificity(
-                    num_classes, min_specificity, **kwargs
-                ),
-                "multilabel": lambda: MultilabelSensitivityAtSpecificity(
-                    num_labels, min_specificity, **kwargs
-                ),
-            },
-            num_classes,
-            num_labels,
-        )
+    _tasks = {
+        "binary": BinarySensitivityAtSpecificity,
+        "multiclass": MulticlassSensitivityAtSpecificity,
+        "multilabel": MultilabelSensitivityAtSpecificity,
+    }
+
+    def __new__(cls, task: str, min_specificity: float, thresholds: Thresholds = None,
+                num_classes: Optional[int] = None, num_labels: Optional[int] = None,
+                ignore_index: Optional[int] = None, validate_args: bool = True,
+                **kwargs: Any) -> Metric:  # type: ignore[misc]
+        return cls._for_task(locals())
 
 
-class SpecificityAtSensitivity(_TaskWrapper):
+class SpecificityAtSensitivity(TaskWrapper):
     """``SpecificityAtSensitivity(task=..., min_sensitivity=...)``: per task, highest specificity
     with sensitivity >= ``min_sensitivity``.
 
@@ -324,35 +215,20 @@ class SpecificityAtSensitivity(_TaskWrapper):
     'MultilabelSpecificityAtSensitivity'
     """
 
-    def __new__(
-        cls,
-        task: str,
-        min_sensitivity: float,
-        thresholds: Thresholds = None,  # type: ignore[misc]
-        num_classes: Optional[int] = None,
-        num_labels: Optional[int] = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> Metric:
-        kwargs.update(thresholds=thresholds, ignore_index=ignore_index, validate_args=validate_args)
-        return _build(
-            task,
-            {
-                "binary": lambda: BinarySpecificityAtSensitivity(min_sensitivity, **kwargs),
-                "multiclass": lambda: MulticlassSpecificityAtSensitivity(
-                    num_classes, min_sensitivity, **kwargs
-                ),
-                "multilabel": lambda: MultilabelSpecificityAtSensitivity(
-                    num_labels, min_sensitivity, **kwargs
-                ),
-            },
-            num_classes,
-            num_labels,
-        )
+    _tasks = {
+        "binary": BinarySpecificityAtSensitivity,
+        "multiclass": MulticlassSpecificityAtSensitivity,
+        "multilabel": MultilabelSpecificityAtSensitivity,
+    }
+
+    def __new__(cls, task: str, min_sensitivity: float, thresholds: Thresholds = None,
+                num_classes: Optional[int] = None, num_labels: Optional[int] = None,
+                ignore_index: Optional[int] = None, validate_args: bool = True,
+                **kwargs: Any) -> Metric:  # type: ignore[misc]
+        return cls._for_task(locals())
 
 
-class EER(_TaskWrapper):
+class EER(TaskWrapper):
     """``EER(task=...)``: equal error rate (``average`` ``micro``/``macro``/None for multiclass).
 
     >>> import torch
@@ -361,31 +237,16 @@ class EER(_TaskWrapper):
     tensor(0.5000)
     """
 
-    def __new__(
-        cls,
-        task: str,
-        thresholds: Thresholds = None,
-        num_classes: Optional[int] = None,  # type: ignore[misc]
-        num_labels: Optional[int] = None,
-        average: Optional[str] = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> Metric:
-        kwargs.update(thresholds=thresholds, ignore_index=ignore_index, validate_args=validate_args)
-        return _build(
-            task,
-            {
-                "binary": lambda: BinaryEER(**kwargs),
-                "multiclass": lambda: MulticlassEER(num_classes, average=average, **kwargs),
-                "multilabel": lambda: MultilabelEER(num_labels, **kwargs),
-            },
-            num_classes,
-            num_labels,
-        )
+    _tasks = {"binary": BinaryEER, "multiclass": MulticlassEER, "multilabel": MultilabelEER}
+
+    def __new__(cls, task: str, thresholds: Thresholds = None, num_classes: Optional[int] = None,
+                num_labels: Optional[int] = None, average: Optional[str] = None,
+                ignore_index: Optional[int] = None, validate_args: bool = True,
+                **kwargs: Any) -> Metric:  # type: ignore[misc]
+        return cls._for_task(locals())
 
 
-class LogAUC(_TaskWrapper):
+class LogAUC(TaskWrapper):
     """``LogAUC(task=...)``: area under the ROC curve on a log FPR axis inside ``fpr_range``.
 
     >>> import torch
@@ -394,33 +255,16 @@ class LogAUC(_TaskWrapper):
     tensor(0.5000)
     """
 
-    def __new__(
-        cls,
-        task: str,
-        thresholds: Thresholds = None,  # type: ignore[misc]
-        fpr_range: Optional[tuple[float, float]] = FPR_RANGE,
-        num_classes: Optional[int] = None,
-        num_labels: Optional[int] = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> Metric:
-        kwargs.update(
-            thresholds=thresholds, fpr_range=fpr_range, ignore_index=ignore_index, validate_args=validate_args
-        )
-        return _build(
-            task,
-            {
-                "binary": lambda: BinaryLogAUC(**kwargs),
-                "multiclass": lambda: MulticlassLogAUC(num_classes, **kwargs),
-                "multilabel": lambda: MultilabelLogAUC(num_labels, **kwargs),
-            },
-            num_classes,
-            num_labels,
-        )
+    _tasks = {"binary": BinaryLogAUC, "multiclass": MulticlassLogAUC, "multilabel": MultilabelLogAUC}
+
+    def __new__(cls, task: str, thresholds: Thresholds = None,
+                fpr_range: Optional[tuple[float, float]] = (0.001, 0.1), num_classes: Optional[int] = None,
+                num_labels: Optional[int] = None, ignore_index: Optional[int] = None,
+                validate_args: bool = True, **kwargs: Any) -> Metric:  # type: ignore[misc]
+        return cls._for_task(locals())
 
 
-class CalibrationError(_TaskWrapper):
+class CalibrationError(TaskWrapper):
     """``CalibrationError(task="binary" | "multiclass", n_bins=15, norm="l1")``.
 
     >>> import torch
@@ -429,29 +273,15 @@ class CalibrationError(_TaskWrapper):
     tensor(0.2900)
     """
 
-    def __new__(
-        cls,
-        task: str,
-        n_bins: int = 15,
-        norm: str = "l1",  # type: ignore[misc]
-        num_classes: Optional[int] = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> Metric:
-        kwargs.update(n_bins=n_bins, norm=norm, ignore_index=ignore_index, validate_args=validate_args)
-        return _build(
-            task,
-            {
-                "binary": lambda: BinaryCalibrationError(**kwargs),
-                "multiclass": lambda: MulticlassCalibrationError(num_classes, **kwargs),
-            },
-            num_classes,
-            None,
-        )
+    _tasks = {"binary": BinaryCalibrationError, "multiclass": MulticlassCalibrationError}
+
+    def __new__(cls, task: str, n_bins: int = 15, norm: str = "l1", num_classes: Optional[int] = None,
+                ignore_index: Optional[int] = None, validate_args: bool = True,
+                **kwargs: Any) -> Metric:  # type: ignore[misc]
+        return cls._for_task(locals())
 
 
-class HingeLoss(_TaskWrapper):
+class HingeLoss(TaskWrapper):
     """``HingeLoss(task="binary" | "multiclass", squared=False, multiclass_mode="crammer-singer")``.
 
     >>> import torch
@@ -460,26 +290,12 @@ class HingeLoss(_TaskWrapper):
     tensor(0.6900)
     """
 
-    def __new__(
-        cls,
-        task: str,
-        num_classes: Optional[int] = None,
-        squared: bool = False,  # type: ignore[misc]
-        multiclass_mode: Optional[str] = "crammer-singer",
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> Metric:
-        kwargs.update(ignore_index=ignore_index, validate_args=validate_args)
-        return _build(
-            task,
-            {
-                "binary": lambda: BinaryHingeLoss(squared, **kwargs),
-                "multiclass": lambda: MulticlassHingeLoss(num_classes, squared, multiclass_mode, **kwargs),
-            },
-            num_classes,
-            None,
-        )
+    _tasks = {"binary": BinaryHingeLoss, "multiclass": MulticlassHingeLoss}
+
+    def __new__(cls, task: str, num_classes: Optional[int] = None, squared: bool = False,
+                multiclass_mode: Optional[str] = "crammer-singer", ignore_index: Optional[int] = None,
+                validate_args: bool = True, **kwargs: Any) -> Metric:  # type: ignore[misc]
+        return cls._for_task(locals())
 
 
 TASK_WRAPPERS = (
