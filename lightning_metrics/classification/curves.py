@@ -258,7 +258,7 @@ class LogAUC(TaskWrapper):
     _tasks = {"binary": BinaryLogAUC, "multiclass": MulticlassLogAUC, "multilabel": MultilabelLogAUC}
 
     def __new__(cls, task: str, thresholds: Thresholds = None,
-                fpr_range: Optional[tuple[float, float]] = (0.001, 0.1), num_classes: Optional[int] = None,
+                fpr_range: Optional[tuple[float, float]] = FPR_RANGE, num_classes: Optional[int] = None,
                 num_labels: Optional[int] = None, ignore_index: Optional[int] = None,
                 validate_args: bool = True, **kwargs: Any) -> Metric:  # type: ignore[misc]
         return cls._for_task(locals())
