@@ -83,8 +83,10 @@ def table() -> dict[str, tuple[str, ...]]:
 def source_of(path: str) -> str:
     """Our module that holds the names of a torchmetrics path (not for the two namespaces).
 
-    >>> source_of("classification.accuracy"), source_of("functional.regression.mse"), source_of("collections")
-    ('lightning_metrics.classification', 'lightning_metrics.functional.regression', 'lightning_metrics.collection')
+    >>> source_of("classification.accuracy"), source_of("collections")
+    ('lightning_metrics.classification', 'lightning_metrics.collection')
+    >>> source_of("functional.regression.mse")
+    'lightning_metrics.functional.regression'
     """
     if path in _SOURCES:
         return _SOURCES[path]
@@ -139,7 +141,7 @@ def _in_from_import(frame: Optional[types.FrameType]) -> bool:
 def _advice(path: str, name: str) -> str:
     where = f"torchmetrics.{path}" if path else "torchmetrics"
     if name in _NEEDS_WEIGHTS:
-        return f"{where}.{name} needs downloaded weights or an external tool, which lightning_metrics never loads"
+        return f"{where}.{name} needs downloaded weights or an external tool, never loaded by lightning_metrics"
     return f"lightning_metrics does not offer {where}.{name} yet"
 
 

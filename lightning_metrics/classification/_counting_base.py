@@ -13,13 +13,7 @@ from typing import Hashable, Optional
 from torch import Tensor
 
 from lightning_metrics import _plot_methods
-from lightning_metrics.functional.classification._core import (
-    Reduction,
-    binary_spec,
-    multiclass_spec,
-    multilabel_spec,
-    reduction,
-)
+from lightning_metrics.functional.classification._core import Reduction, ratio_statistic
 from lightning_metrics.functional.classification._counts import CountSpec
 from lightning_metrics.metric import Metric
 from lightning_metrics.utilities import dim_zero_cat
@@ -82,20 +76,4 @@ class RatioMetric(CountingMetric):
     _measure: str
 
     def _build(self) -> None:
-        beta = getattr(self, "beta", 1.0)
-        if self._task == "binary":
-            red = reduction(self._measure, zero_division=self.zero_division, beta=beta)
-            spec = binary_spec(self.threshold, self.multidim_average, self.ignore_index, self.validate_args)
-        elif self._task == "multiclass":
-            red = reduction(self._measure, self.average, self.zero_division, beta)
-            spec = multiclass_spec(
-                self.num_classes, self.top_k, self.multidim_average, self.ignore_index, self.validate_args,
-                reduction=red,
-            )
-        else:
-            red = reduction(self._measure, self.average, self.zero_division, beta, samples=self._measure != "stat_scores")
-            spec = multilabel_spec(
-                self.num_labels, self.threshold, self.multidim_average, self.ignore_index, self.validate_args,
-                reduction=red,
-            )
-        self._setup(spec, red)
+        self._setup(*ratio_statistic(self._task, self._measure, self.__dict__))

@@ -9,20 +9,11 @@ the binary AUROC only, ...) and the rest of ``**kwargs`` as they are.
 
 from __future__ import annotations
 
-import functools
-import inspect
 from typing import Any, ClassVar
 
 from lightning_metrics import _plot_methods
-from lightning_metrics.functional.classification._inputs import check_task
+from lightning_metrics.functional.classification._core import call_for_task
 from lightning_metrics.metric import Metric
-
-_SIZES = {"multiclass": "num_classes", "multilabel": "num_labels"}
-
-
-@functools.lru_cache(maxsize=None)
-def _parameters(cls: type) -> frozenset:
-    return frozenset(inspect.signature(cls).parameters)
 
 
 class TaskWrapper(Metric):
@@ -40,13 +31,7 @@ class TaskWrapper(Metric):
     def _for_task(cls, arguments: dict[str, Any]) -> Metric:
         arguments = {k: v for k, v in arguments.items() if k not in ("cls", "__class__")}
         kwargs = arguments.pop("kwargs", {})
-        task = check_task(arguments.pop("task"), tuple(cls._tasks))
-        size = _SIZES.get(task)
-        if size in arguments and (isinstance(arguments[size], bool) or not isinstance(arguments[size], int)):
-            raise ValueError(f"Argument `{size}` must be an int for task={task!r}, got {arguments[size]!r}")
-        target = cls._tasks[task]
-        accepted = _parameters(target)
-        return target(**{k: v for k, v in arguments.items() if k in accepted}, **kwargs)
+        return call_for_task(arguments, cls._tasks, **kwargs)
 
     def update(self, *args: Any, **kwargs: Any) -> None:  # pragma: no cover - never instantiated
         raise NotImplementedError(f"{type(self).__name__} has no `update`; use the task-specific metric")

@@ -7,12 +7,15 @@ it; a modular metric keeps the spec's states across batches and reduces them in 
 
 from __future__ import annotations
 
+import functools
+import inspect
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Callable, Mapping, Optional
 
 from torch import Tensor
 
 from lightning_metrics.functional.classification import _inputs
+from lightning_metrics.functional.classification._inputs import check_task
 from lightning_metrics.functional.classification._counts import CountSpec
 from lightning_metrics.functional.classification._measures import (
     MEASURES,
@@ -41,8 +44,9 @@ class Reduction:
     def __call__(self, spec: CountSpec, states: dict[str, Tensor]) -> Tensor:
         name = self.measure
         if spec.kind in ("exact", "labels"):  # exact match, or a micro measure without a number of classes
-            matches = states["matches"].unbind(-1) if spec.samplewise else (states["correct"], states["total"])
-            value = safe_divide(*matches, self.zero_division if name in ("precision", "recall", "fbeta") else 0.0)
+            right, seen = states["matches"].unbind(-1) if spec.samplewise else (states["correct"], states["total"])
+            zero_division = self.zero_division if name in ("precision", "recall", "fbeta") else 0.0
+            value = safe_divide(right, seen, zero_division)
             return 1 - value if name == "hamming_distance" else value
         if spec.kind == "samples":
             total = states["sample_sum"] + self.zero_division * states["sample_zero"]
@@ -172,3 +176,53 @@ def reduction(
     _inputs.check_in("weights", weights, _inputs.KAPPA_WEIGHTS)
     return Reduction(measure, average, float(zero_division), float(beta), normalize, weights)
 
+
+
+def ratio_statistic(task: str, measure: str, arguments: Mapping[str, Any]) -> tuple[CountSpec, Reduction]:
+    """The checked statistic and reduction of a count-ratio measure, from its torchmetrics arguments.
+
+    One place for the functions (``arguments`` is their ``locals()``) and the modular classes (their
+    recorded arguments): ``threshold``, ``num_classes``/``num_labels``, ``average``, ``top_k``,
+    ``multidim_average``, ``ignore_index``, ``validate_args``, ``zero_division`` and ``beta``.
+
+    >>> spec, red = ratio_statistic("multiclass", "accuracy", {"num_classes": 3, "average": "macro"})
+    >>> spec.kind, red.average
+    ('confmat', 'macro')
+    """
+    get = arguments.get
+    zero_division, beta = get("zero_division", 0), get("beta", 1.0)
+    common = (get("multidim_average", "global"), get("ignore_index"), get("validate_args", True))
+    if task == "binary":
+        return binary_spec(get("threshold", 0.5), *common), reduction(measure, zero_division=zero_division, beta=beta)
+    if task == "multiclass":
+        red = reduction(measure, get("average", "macro"), zero_division, beta)
+        return multiclass_spec(get("num_classes"), get("top_k", 1), *common, reduction=red), red
+    red = reduction(measure, get("average", "macro"), zero_division, beta, samples=measure in MEASURES)
+    return multilabel_spec(get("num_labels"), get("threshold", 0.5), *common, reduction=red), red
+
+
+_SIZES = {"multiclass": "num_classes", "multilabel": "num_labels"}
+
+
+@functools.lru_cache(maxsize=None)
+def _parameters(target: Callable) -> frozenset:
+    return frozenset(inspect.signature(target).parameters)
+
+
+def call_for_task(arguments: Mapping[str, Any], targets: Mapping[str, Callable], **extra: Any) -> Any:
+    """The body of every ``task=`` wrapper: call the task's function (or class) with the arguments it takes.
+
+    ``arguments`` is the wrapper's ``locals()``; ``targets`` maps the tasks it offers to their
+    function or class; ``extra`` (a class wrapper's ``**kwargs``) goes through as it is. The
+    multiclass and multilabel targets need an int ``num_classes`` / ``num_labels``.
+
+    >>> call_for_task({"task": "binary", "x": 1, "num_classes": None}, {"binary": lambda x: x + 1})
+    2
+    """
+    task = check_task(arguments["task"], tuple(targets))
+    size = _SIZES.get(task)
+    if size in arguments and (isinstance(arguments[size], bool) or not isinstance(arguments[size], int)):
+        raise ValueError(f"Argument `{size}` must be an int for task={task!r}, got {arguments[size]!r}")
+    target = targets[task]
+    accepted = _parameters(target)
+    return target(**{k: v for k, v in arguments.items() if k in accepted}, **extra)

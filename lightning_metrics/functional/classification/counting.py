@@ -13,370 +13,239 @@ tensor([0.6667, 0.6667, 1.0000])
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional
 
 from torch import Tensor
 
 from lightning_metrics.functional.classification import _matrix_functions, _ratio_functions
-from lightning_metrics.functional.classification._inputs import check_task
+from lightning_metrics.functional.classification._core import call_for_task
 from lightning_metrics.functional.classification._matrix_functions import *  # noqa: F403
 from lightning_metrics.functional.classification._ratio_functions import *  # noqa: F403
 
-_FUNCTIONS = {**{n: getattr(_ratio_functions, n) for n in _ratio_functions.__all__},
-              **{n: getattr(_matrix_functions, n) for n in _matrix_functions.__all__}}
 
-
-def _ratio_task(  # noqa: ANN202
-    name, preds, target, task, threshold, num_classes, num_labels, average, multidim_average, top_k,  # noqa: ANN001
-    ignore_index, validate_args, **extra,  # noqa: ANN001, ANN003
-):
-    task = check_task(task)
-    common: dict[str, Any] = {
-        "multidim_average": multidim_average, "ignore_index": ignore_index, "validate_args": validate_args, **extra
-    }
-    fn = _FUNCTIONS[f"{task}_{name}"]
-    if task == "binary":
-        return fn(preds, target, threshold=threshold, **common)
-    if task == "multiclass":
-        return fn(preds, target, num_classes=num_classes, average=average, top_k=top_k, **common)
-    return fn(preds, target, num_labels=num_labels, threshold=threshold, average=average, **common)
-
-
-def _matrix_task(name, preds, target, task, allowed, threshold, num_classes, num_labels, **common):  # noqa: ANN001, ANN003, ANN202
-    task = check_task(task, allowed)
-    fn = _FUNCTIONS[f"{task}_{name}"]
-    if task == "binary":
-        return fn(preds, target, threshold=threshold, **common)
-    if task == "multiclass":
-        return fn(preds, target, num_classes=num_classes, **common)
-    return fn(preds, target, num_labels=num_labels, threshold=threshold, **common)
-
-def stat_scores(
-    preds: Tensor,
-    target: Tensor,
-    task: str,
-    threshold: float = 0.5,
-    num_classes: Optional[int] = None,
-    num_labels: Optional[int] = None,
-    average: Optional[str] = "micro",
-    multidim_average: str = "global",
-    top_k: Optional[int] = 1,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Tensor:
+def stat_scores(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
+                num_classes: Optional[int] = None, num_labels: Optional[int] = None,
+                average: Optional[str] = "micro", multidim_average: str = "global", top_k: Optional[int] = 1,
+                ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
     """The the stat scores ``[tp, fp, tn, fn, support]`` for ``task`` "binary", "multiclass" or "multilabel" (see ``binary_stat_scores`` etc.).
 
     >>> from torch import tensor
     >>> stat_scores(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]), task="multiclass", num_classes=3)
     tensor([3, 1, 7, 1, 4])
     """
-    return _ratio_task(
-        "stat_scores", preds, target, task, threshold, num_classes, num_labels, average, multidim_average, top_k,
-        ignore_index, validate_args
-    )
+    return call_for_task(locals(), {
+        "binary": binary_stat_scores,
+        "multiclass": multiclass_stat_scores,
+        "multilabel": multilabel_stat_scores,
+    })
 
-def accuracy(
-    preds: Tensor,
-    target: Tensor,
-    task: str,
-    threshold: float = 0.5,
-    num_classes: Optional[int] = None,
-    num_labels: Optional[int] = None,
-    average: Optional[str] = "micro",
-    multidim_average: str = "global",
-    top_k: Optional[int] = 1,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Tensor:
+
+def accuracy(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
+             num_classes: Optional[int] = None, num_labels: Optional[int] = None,
+             average: Optional[str] = "micro", multidim_average: str = "global", top_k: Optional[int] = 1,
+             ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
     """The accuracy for ``task`` "binary", "multiclass" or "multilabel" (see ``binary_accuracy`` etc.).
 
     >>> from torch import tensor
     >>> accuracy(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]), task="multiclass", num_classes=3)
     tensor(0.7500)
     """
-    return _ratio_task(
-        "accuracy", preds, target, task, threshold, num_classes, num_labels, average, multidim_average, top_k,
-        ignore_index, validate_args
-    )
+    return call_for_task(locals(), {
+        "binary": binary_accuracy,
+        "multiclass": multiclass_accuracy,
+        "multilabel": multilabel_accuracy,
+    })
 
-def precision(
-    preds: Tensor,
-    target: Tensor,
-    task: str,
-    threshold: float = 0.5,
-    num_classes: Optional[int] = None,
-    num_labels: Optional[int] = None,
-    average: Optional[str] = "micro",
-    multidim_average: str = "global",
-    top_k: Optional[int] = 1,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-    zero_division: float = 0,
-) -> Tensor:
+
+def precision(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
+              num_classes: Optional[int] = None, num_labels: Optional[int] = None,
+              average: Optional[str] = "micro", multidim_average: str = "global", top_k: Optional[int] = 1,
+              ignore_index: Optional[int] = None, validate_args: bool = True,
+              zero_division: float = 0) -> Tensor:
     """The precision for ``task`` "binary", "multiclass" or "multilabel" (see ``binary_precision`` etc.).
 
     >>> from torch import tensor
     >>> precision(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]), task="multiclass", num_classes=3)
     tensor(0.7500)
     """
-    return _ratio_task(
-        "precision", preds, target, task, threshold, num_classes, num_labels, average, multidim_average, top_k,
-        ignore_index, validate_args, zero_division=zero_division
-    )
+    return call_for_task(locals(), {
+        "binary": binary_precision,
+        "multiclass": multiclass_precision,
+        "multilabel": multilabel_precision,
+    })
 
-def recall(
-    preds: Tensor,
-    target: Tensor,
-    task: str,
-    threshold: float = 0.5,
-    num_classes: Optional[int] = None,
-    num_labels: Optional[int] = None,
-    average: Optional[str] = "micro",
-    multidim_average: str = "global",
-    top_k: Optional[int] = 1,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-    zero_division: float = 0,
-) -> Tensor:
+
+def recall(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
+           num_classes: Optional[int] = None, num_labels: Optional[int] = None,
+           average: Optional[str] = "micro", multidim_average: str = "global", top_k: Optional[int] = 1,
+           ignore_index: Optional[int] = None, validate_args: bool = True,
+           zero_division: float = 0) -> Tensor:
     """The recall for ``task`` "binary", "multiclass" or "multilabel" (see ``binary_recall`` etc.).
 
     >>> from torch import tensor
     >>> recall(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]), task="multiclass", num_classes=3)
     tensor(0.7500)
     """
-    return _ratio_task(
-        "recall", preds, target, task, threshold, num_classes, num_labels, average, multidim_average, top_k,
-        ignore_index, validate_args, zero_division=zero_division
-    )
+    return call_for_task(locals(), {
+        "binary": binary_recall,
+        "multiclass": multiclass_recall,
+        "multilabel": multilabel_recall,
+    })
 
-def f1_score(
-    preds: Tensor,
-    target: Tensor,
-    task: str,
-    threshold: float = 0.5,
-    num_classes: Optional[int] = None,
-    num_labels: Optional[int] = None,
-    average: Optional[str] = "micro",
-    multidim_average: str = "global",
-    top_k: Optional[int] = 1,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-    zero_division: float = 0,
-) -> Tensor:
+
+def f1_score(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
+             num_classes: Optional[int] = None, num_labels: Optional[int] = None,
+             average: Optional[str] = "micro", multidim_average: str = "global", top_k: Optional[int] = 1,
+             ignore_index: Optional[int] = None, validate_args: bool = True,
+             zero_division: float = 0) -> Tensor:
     """The F1 score for ``task`` "binary", "multiclass" or "multilabel" (see ``binary_f1_score`` etc.).
 
     >>> from torch import tensor
     >>> f1_score(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]), task="multiclass", num_classes=3)
     tensor(0.7500)
     """
-    return _ratio_task(
-        "f1_score", preds, target, task, threshold, num_classes, num_labels, average, multidim_average, top_k,
-        ignore_index, validate_args, zero_division=zero_division
-    )
+    return call_for_task(locals(), {
+        "binary": binary_f1_score,
+        "multiclass": multiclass_f1_score,
+        "multilabel": multilabel_f1_score,
+    })
 
-def fbeta_score(
-    preds: Tensor,
-    target: Tensor,
-    task: str,
-    beta: float = 1.0,
-    threshold: float = 0.5,
-    num_classes: Optional[int] = None,
-    num_labels: Optional[int] = None,
-    average: Optional[str] = "micro",
-    multidim_average: str = "global",
-    top_k: Optional[int] = 1,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-    zero_division: float = 0,
-) -> Tensor:
+
+def fbeta_score(preds: Tensor, target: Tensor, task: str, beta: float = 1.0, threshold: float = 0.5,
+                num_classes: Optional[int] = None, num_labels: Optional[int] = None,
+                average: Optional[str] = "micro", multidim_average: str = "global", top_k: Optional[int] = 1,
+                ignore_index: Optional[int] = None, validate_args: bool = True,
+                zero_division: float = 0) -> Tensor:
     """The F-beta score for ``task`` "binary", "multiclass" or "multilabel" (see ``binary_fbeta_score`` etc.).
 
     >>> from torch import tensor
     >>> fbeta_score(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]), task="multiclass", num_classes=3)
     tensor(0.7500)
     """
-    return _ratio_task(
-        "fbeta_score", preds, target, task, threshold, num_classes, num_labels, average, multidim_average, top_k,
-        ignore_index, validate_args, beta=beta, zero_division=zero_division
-    )
+    return call_for_task(locals(), {
+        "binary": binary_fbeta_score,
+        "multiclass": multiclass_fbeta_score,
+        "multilabel": multilabel_fbeta_score,
+    })
 
-def specificity(
-    preds: Tensor,
-    target: Tensor,
-    task: str,
-    threshold: float = 0.5,
-    num_classes: Optional[int] = None,
-    num_labels: Optional[int] = None,
-    average: Optional[str] = "micro",
-    multidim_average: str = "global",
-    top_k: Optional[int] = 1,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Tensor:
+
+def specificity(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
+                num_classes: Optional[int] = None, num_labels: Optional[int] = None,
+                average: Optional[str] = "micro", multidim_average: str = "global", top_k: Optional[int] = 1,
+                ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
     """The specificity for ``task`` "binary", "multiclass" or "multilabel" (see ``binary_specificity`` etc.).
 
     >>> from torch import tensor
     >>> specificity(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]), task="multiclass", num_classes=3)
     tensor(0.8750)
     """
-    return _ratio_task(
-        "specificity", preds, target, task, threshold, num_classes, num_labels, average, multidim_average, top_k,
-        ignore_index, validate_args
-    )
+    return call_for_task(locals(), {
+        "binary": binary_specificity,
+        "multiclass": multiclass_specificity,
+        "multilabel": multilabel_specificity,
+    })
 
-def negative_predictive_value(
-    preds: Tensor,
-    target: Tensor,
-    task: str,
-    threshold: float = 0.5,
-    num_classes: Optional[int] = None,
-    num_labels: Optional[int] = None,
-    average: Optional[str] = "micro",
-    multidim_average: str = "global",
-    top_k: Optional[int] = 1,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-    zero_division: float = 0,
-) -> Tensor:
+
+def negative_predictive_value(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
+                              num_classes: Optional[int] = None, num_labels: Optional[int] = None,
+                              average: Optional[str] = "micro", multidim_average: str = "global",
+                              top_k: Optional[int] = 1, ignore_index: Optional[int] = None,
+                              validate_args: bool = True, zero_division: float = 0) -> Tensor:
     """The negative predictive value for ``task`` "binary", "multiclass" or "multilabel" (see ``binary_negative_predictive_value`` etc.).
 
     >>> from torch import tensor
     >>> negative_predictive_value(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]), task="multiclass", num_classes=3)
     tensor(0.8750)
     """
-    return _ratio_task(
-        "negative_predictive_value", preds, target, task, threshold, num_classes, num_labels, average, multidim_average, top_k,
-        ignore_index, validate_args, zero_division=zero_division
-    )
+    return call_for_task(locals(), {
+        "binary": binary_negative_predictive_value,
+        "multiclass": multiclass_negative_predictive_value,
+        "multilabel": multilabel_negative_predictive_value,
+    })
 
-def hamming_distance(
-    preds: Tensor,
-    target: Tensor,
-    task: str,
-    threshold: float = 0.5,
-    num_classes: Optional[int] = None,
-    num_labels: Optional[int] = None,
-    average: Optional[str] = "micro",
-    multidim_average: str = "global",
-    top_k: Optional[int] = 1,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Tensor:
+
+def hamming_distance(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
+                     num_classes: Optional[int] = None, num_labels: Optional[int] = None,
+                     average: Optional[str] = "micro", multidim_average: str = "global",
+                     top_k: Optional[int] = 1, ignore_index: Optional[int] = None,
+                     validate_args: bool = True) -> Tensor:
     """The hamming distance for ``task`` "binary", "multiclass" or "multilabel" (see ``binary_hamming_distance`` etc.).
 
     >>> from torch import tensor
     >>> hamming_distance(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]), task="multiclass", num_classes=3)
     tensor(0.2500)
     """
-    return _ratio_task(
-        "hamming_distance", preds, target, task, threshold, num_classes, num_labels, average, multidim_average, top_k,
-        ignore_index, validate_args
-    )
+    return call_for_task(locals(), {
+        "binary": binary_hamming_distance,
+        "multiclass": multiclass_hamming_distance,
+        "multilabel": multilabel_hamming_distance,
+    })
 
 
-def exact_match(
-    preds: Tensor,
-    target: Tensor,
-    task: str,
-    num_classes: Optional[int] = None,
-    num_labels: Optional[int] = None,
-    threshold: float = 0.5,
-    multidim_average: str = "global",
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Tensor:
+def exact_match(preds: Tensor, target: Tensor, task: str, num_classes: Optional[int] = None,
+                num_labels: Optional[int] = None, threshold: float = 0.5, multidim_average: str = "global",
+                ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
     """Exact match (subset accuracy) for ``task`` "multiclass" or "multilabel".
 
     >>> from torch import tensor
     >>> exact_match(tensor([[0, 0, 1], [1, 0, 1]]), tensor([[0, 1, 0], [1, 0, 1]]), task="multilabel", num_labels=3)
     tensor(0.5000)
     """
-    return _matrix_task(
-        "exact_match", preds, target, task, ("multiclass", "multilabel"), threshold, num_classes, num_labels,
-        multidim_average=multidim_average, ignore_index=ignore_index, validate_args=validate_args,
-    )
+    return call_for_task(locals(), {
+        "multiclass": multiclass_exact_match,
+        "multilabel": multilabel_exact_match,
+    })
 
 
-def jaccard_index(
-    preds: Tensor,
-    target: Tensor,
-    task: str,
-    threshold: float = 0.5,
-    num_classes: Optional[int] = None,
-    num_labels: Optional[int] = None,
-    average: Optional[str] = "macro",
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-    zero_division: float = 0.0,
-) -> Tensor:
+def jaccard_index(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
+                  num_classes: Optional[int] = None, num_labels: Optional[int] = None,
+                  average: Optional[str] = "macro", ignore_index: Optional[int] = None,
+                  validate_args: bool = True, zero_division: float = 0.0) -> Tensor:
     """Jaccard index for ``task`` "binary", "multiclass" or "multilabel" (default ``average="macro"``).
 
     >>> from torch import tensor
     >>> jaccard_index(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]), task="multiclass", num_classes=3)
     tensor(0.6667)
     """
-    extra: dict[str, Any] = {} if check_task(task) == "binary" else {"average": average}
-    return _matrix_task(
-        "jaccard_index", preds, target, task, ("binary", "multiclass", "multilabel"), threshold, num_classes,
-        num_labels, ignore_index=ignore_index, validate_args=validate_args, zero_division=zero_division, **extra,
-    )
+    return call_for_task(locals(), {
+        "binary": binary_jaccard_index,
+        "multiclass": multiclass_jaccard_index,
+        "multilabel": multilabel_jaccard_index,
+    })
 
 
-def matthews_corrcoef(
-    preds: Tensor,
-    target: Tensor,
-    task: str,
-    threshold: float = 0.5,
-    num_classes: Optional[int] = None,
-    num_labels: Optional[int] = None,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Tensor:
+def matthews_corrcoef(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
+                      num_classes: Optional[int] = None, num_labels: Optional[int] = None,
+                      ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
     """Matthews correlation coefficient for ``task`` "binary", "multiclass" or "multilabel".
 
     >>> from torch import tensor
     >>> matthews_corrcoef(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]), task="multiclass", num_classes=3)
     tensor(0.7000)
     """
-    return _matrix_task(
-        "matthews_corrcoef", preds, target, task, ("binary", "multiclass", "multilabel"), threshold, num_classes,
-        num_labels, ignore_index=ignore_index, validate_args=validate_args,
-    )
+    return call_for_task(locals(), {
+        "binary": binary_matthews_corrcoef,
+        "multiclass": multiclass_matthews_corrcoef,
+        "multilabel": multilabel_matthews_corrcoef,
+    })
 
 
-def cohen_kappa(
-    preds: Tensor,
-    target: Tensor,
-    task: str,
-    threshold: float = 0.5,
-    num_classes: Optional[int] = None,
-    weights: Optional[str] = None,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Tensor:
+def cohen_kappa(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
+                num_classes: Optional[int] = None, weights: Optional[str] = None,
+                ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
     """Cohen's kappa for ``task`` "binary" or "multiclass".
 
     >>> from torch import tensor
     >>> cohen_kappa(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]), task="multiclass", num_classes=3)
     tensor(0.6364)
     """
-    return _matrix_task(
-        "cohen_kappa", preds, target, task, ("binary", "multiclass"), threshold, num_classes, None,
-        weights=weights, ignore_index=ignore_index, validate_args=validate_args,
-    )
+    return call_for_task(locals(), {"binary": binary_cohen_kappa, "multiclass": multiclass_cohen_kappa})
 
 
-def confusion_matrix(
-    preds: Tensor,
-    target: Tensor,
-    task: str,
-    threshold: float = 0.5,
-    num_classes: Optional[int] = None,
-    num_labels: Optional[int] = None,
-    normalize: Optional[str] = None,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Tensor:
+def confusion_matrix(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
+                     num_classes: Optional[int] = None, num_labels: Optional[int] = None,
+                     normalize: Optional[str] = None, ignore_index: Optional[int] = None,
+                     validate_args: bool = True) -> Tensor:
     """Confusion matrix for ``task`` "binary", "multiclass" or "multilabel".
 
     >>> from torch import tensor
@@ -384,10 +253,11 @@ def confusion_matrix(
     tensor([[0, 0],
             [1, 2]])
     """
-    return _matrix_task(
-        "confusion_matrix", preds, target, task, ("binary", "multiclass", "multilabel"), threshold, num_classes,
-        num_labels, normalize=normalize, ignore_index=ignore_index, validate_args=validate_args,
-    )
+    return call_for_task(locals(), {
+        "binary": binary_confusion_matrix,
+        "multiclass": multiclass_confusion_matrix,
+        "multilabel": multilabel_confusion_matrix,
+    })
 
 
 TASK_FUNCTIONS = [
