@@ -1,0 +1,191 @@
+"""Per-query retrieval measures over one :class:`RankedQueries`, each a handful of vectorised kernels.
+
+Every function returns one float64 value per query: the value torchmetrics' functional gives for
+that query alone (its own convention for a query without relevant documents included). The
+modular metrics then replace the queries without positives (or negatives) by
+``empty_target_action`` and aggregate.
+
+``top_k`` is ``None`` (all documents) or a positive int here; the public functions resolve
+torchmetrics' conventions (``top_k=0`` meaning all for some measures, ``adaptive_k``) first.
+
+As in torchmetrics 1.9, average precision, reciprocal rank, precision and recall count a relevant
+document as retrieved only if its score is positive (``preds > 0``); hit rate, fall-out,
+R-precision, NDCG, AUROC and the precision-recall curve count every document.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import torch
+from torch import Tensor
+
+from lightning_metrics.functional.retrieval._grouping import RankedQueries, rank_by_target
+
+F64 = torch.float64
+
+
+def _within(ranked: RankedQueries, k: Optional[Tensor | int]) -> Tensor:
+    """Whether each document is among the first ``k`` of its query (``k`` an int or per query)."""
+    if k is None:
+        return torch.ones_like(ranked.rank, dtype=torch.bool)
+    if isinstance(k, Tensor):
+        return ranked.rank < ranked.per_document(k)
+    return ranked.rank < k
+
+
+def _relevant(ranked: RankedQueries) -> Tensor:
+    return ranked.target > 0
+
+
+def _retrieved_relevant(ranked: RankedQueries, top_k: Optional[int]) -> Tensor:
+    """Relevant, positively scored and within the top k (torchmetrics 1.9's hits for AP/MRR/P/R)."""
+    return _relevant(ranked) & (ranked.preds > 0) & _within(ranked, top_k)
+
+
+def _ratio(numerator: Tensor, denominator: Tensor) -> Tensor:
+    """``numerator / denominator``, 0 where the denominator is 0."""
+    numerator, denominator = numerator.to(F64), denominator.to(F64)
+    return torch.where(denominator != 0, numerator / torch.where(denominator != 0, denominator, 1.0), 0.0)
+
+
+def average_precision(ranked: RankedQueries, top_k: Optional[int]) -> Tensor:
+    """Mean over the retrieved relevant documents of the precision at their rank."""
+    hits = _retrieved_relevant(ranked, top_k)
+    precision_at_hit = ranked.cumulative(hits).to(F64) / (ranked.rank + 1)
+    return _ratio(ranked.query_sum(torch.where(hits, precision_at_hit, 0.0)), ranked.query_sum(hits))
+
+
+def reciprocal_rank(ranked: RankedQueries, top_k: Optional[int]) -> Tensor:
+    """1 / rank of the first retrieved relevant document, 0 without one."""
+    hits = _retrieved_relevant(ranked, top_k)
+    first = hits & (ranked.cumulative(hits) == 1)
+    return ranked.query_sum(torch.where(first, 1.0 / (ranked.rank + 1).to(F64), 0.0))
+
+
+def precision_divisor(ranked: RankedQueries, top_k: Optional[int], adaptive_k: bool) -> Tensor:
+    """The k each query's precision divides by: all documents for ``None``, ``min(k, size)`` if adaptive."""
+    if top_k is None:
+        return ranked.sizes
+    k = torch.full_like(ranked.sizes, top_k)
+    return torch.minimum(k, ranked.sizes) if adaptive_k else k
+
+
+def precision(ranked: RankedQueries, top_k: Optional[int], adaptive_k: bool) -> Tensor:
+    """Retrieved relevant documents among the top k, divided by k."""
+    k = precision_divisor(ranked, top_k, adaptive_k)
+    hits = _relevant(ranked) & (ranked.preds > 0) & _within(ranked, k)
+    return ranked.query_sum(hits).to(F64) / k
+
+
+def recall(ranked: RankedQueries, top_k: Optional[int]) -> Tensor:
+    """Retrieved relevant documents among the top k, divided by all relevant documents."""
+    return _ratio(ranked.query_sum(_retrieved_relevant(ranked, top_k)), ranked.query_sum(ranked.target.to(F64)))
+
+
+def fall_out(ranked: RankedQueries, top_k: Optional[int]) -> Tensor:
+    """Non-relevant documents among the top k, divided by all non-relevant documents."""
+    negative = ~_relevant(ranked)
+    return _ratio(ranked.query_sum(negative & _within(ranked, top_k)), ranked.query_sum(negative))
+
+
+def hit_rate(ranked: RankedQueries, top_k: Optional[int]) -> Tensor:
+    """1 if a relevant document is among the top k, else 0."""
+    return (ranked.query_sum(_relevant(ranked) & _within(ranked, top_k)) > 0).to(F64)
+
+
+def r_precision(ranked: RankedQueries) -> Tensor:
+    """Precision at R, the number of relevant documents of the query."""
+    relevant = _relevant(ranked)
+    count = ranked.query_sum(relevant)
+    return _ratio(ranked.query_sum(relevant & _within(ranked, count)), count)
+
+
+def _discounts(ranked: RankedQueries, top_k: Optional[int]) -> Tensor:
+    discount = 1.0 / torch.log2(ranked.rank.to(F64) + 2.0)
+    return torch.where(_within(ranked, top_k), discount, 0.0)
+
+
+def ideal_dcg(ranked: RankedQueries, top_k: Optional[int]) -> Tensor:
+    """The DCG of each query's targets in descending order (no sort for binary targets)."""
+    target = ranked.target
+    discount = _discounts(ranked, top_k)
+    if bool(((target == 0) | (target == 1)).all()):  # the ideal ranking puts the R relevant ones first
+        relevant = ranked.query_sum(target > 0)
+        return ranked.query_sum(torch.where(_within(ranked, relevant), discount, 0.0))
+    return ranked.query_sum(rank_by_target(ranked).to(F64) * discount)
+
+
+def dcg(ranked: RankedQueries, top_k: Optional[int]) -> Tensor:
+    """DCG with tied scores averaged: each document of a tie group gains the group's mean target."""
+    group, first = ranked.tie_groups(ranked.preds)
+    totals = torch.zeros(first.numel(), dtype=F64, device=group.device).index_add_(0, group, ranked.target.to(F64))
+    counts = torch.bincount(group, minlength=first.numel()).to(F64)
+    return ranked.query_sum((totals / counts)[group] * _discounts(ranked, top_k))
+
+
+def normalized_dcg(ranked: RankedQueries, top_k: Optional[int], ideal: Optional[Tensor] = None) -> Tensor:
+    """DCG / ideal DCG, 0 where the ideal DCG is 0."""
+    ideal = ideal_dcg(ranked, top_k) if ideal is None else ideal
+    return _ratio(dcg(ranked, top_k), ideal)
+
+
+def auroc(ranked: RankedQueries, top_k: Optional[int], max_fpr: Optional[float]) -> Tensor:
+    """Area under the ROC curve of each query's top k documents (0 unless both classes are there).
+
+    Ties count as half (the trapezoid over distinct scores). Scores of a query whose top k leave
+    ``[0, 1]`` pass through a sigmoid first, as torchmetrics' binary AUROC does: a float32 sigmoid
+    can merge large logits into ties, and the value follows. With ``max_fpr`` the partial area up
+    to that false positive rate is McClish-standardised.
+    """
+    selected = _within(ranked, top_k)
+    relevant = _relevant(ranked)
+    positive, negative = relevant & selected, ~relevant & selected
+    pos_total, neg_total = ranked.query_sum(positive).to(F64), ranked.query_sum(negative).to(F64)
+    outside = selected & ~((ranked.preds >= 0) & (ranked.preds <= 1))
+    logits = ranked.per_document(ranked.query_sum(outside) > 0)
+    scores = torch.where(logits, ranked.preds.sigmoid(), ranked.preds)
+    group, first = ranked.tie_groups(scores)
+    num_groups = first.numel()
+    group_pos = torch.zeros(num_groups, dtype=F64, device=group.device).index_add_(0, group, positive.to(F64))
+    group_neg = torch.zeros(num_groups, dtype=F64, device=group.device).index_add_(0, group, negative.to(F64))
+    pos_before = (ranked.cumulative(positive) - positive.long())[first].to(F64)  # ranked above the group
+    neg_before = (ranked.cumulative(negative) - negative.long())[first].to(F64)
+    group_query = ranked.query[first]
+    pos_scale = torch.where(pos_total > 0, pos_total, 1.0)[group_query]
+    neg_scale = torch.where(neg_total > 0, neg_total, 1.0)[group_query]
+    tpr0, tpr1 = pos_before / pos_scale, (pos_before + group_pos) / pos_scale
+    fpr0, fpr1 = neg_before / neg_scale, (neg_before + group_neg) / neg_scale
+    if max_fpr is not None and max_fpr != 1:
+        # the segment that crosses max_fpr ends there, at the interpolated tpr; later ones add nothing
+        end = fpr1.clamp(max=max_fpr)
+        width = (end - fpr0).clamp(min=0.0)
+        slope = torch.where(fpr1 > fpr0, (tpr1 - tpr0) / torch.where(fpr1 > fpr0, fpr1 - fpr0, 1.0), 0.0)
+        tpr1 = tpr0 + slope * width
+    else:
+        width = fpr1 - fpr0
+    area = torch.zeros_like(pos_total).index_add_(0, group_query, width * (tpr0 + tpr1) / 2)
+    if max_fpr is not None and max_fpr != 1:
+        min_area = 0.5 * max_fpr**2
+        area = 0.5 * (1 + (area - min_area) / (max_fpr - min_area))
+    return torch.where((pos_total > 0) & (neg_total > 0), area, 0.0)
+
+
+def relevant_at_each_k(ranked: RankedQueries, max_k: int) -> Tensor:
+    """(Q, max_k) float64: relevant documents among each query's first 1..max_k."""
+    counts = torch.zeros(ranked.num_queries, max_k, dtype=F64, device=ranked.query.device)
+    kept = ranked.rank < max_k
+    counts[ranked.query[kept], ranked.rank[kept]] = ranked.target[kept].to(F64)
+    return counts.cumsum(1)
+
+
+def precision_recall_at_each_k(ranked: RankedQueries, max_k: int, adaptive_k: bool) -> tuple[Tensor, Tensor]:
+    """(Q, max_k) precision and recall at k = 1..max_k of every query (0 for a query without
+    relevant documents). With ``adaptive_k`` the precision at k past a query's size divides by
+    its size."""
+    found = relevant_at_each_k(ranked, max_k)
+    k = torch.arange(1, max_k + 1, device=found.device, dtype=F64).expand_as(found)
+    if adaptive_k:
+        k = torch.minimum(k, ranked.sizes.to(F64).unsqueeze(1))
+    total = ranked.query_sum(ranked.target.to(F64)).unsqueeze(1)
+    return found / k, _ratio(found, total.expand_as(found))
