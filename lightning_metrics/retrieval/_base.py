@@ -20,8 +20,14 @@ import torch
 from torch import Tensor
 
 from lightning_metrics.functional.retrieval._grouping import RankedQueries, rank_queries
-from lightning_metrics.functional.retrieval._inputs import aggregate, check_metric_arguments, format_batch
+from lightning_metrics.functional.retrieval._inputs import (
+    aggregate,
+    check_metric_arguments,
+    drop_ignored,
+    format_batch,
+)
 from lightning_metrics.metric import Metric
+from lightning_metrics.utilities.checks import check_type
 from lightning_metrics.utilities.data import dim_zero_cat
 from lightning_metrics.utilities.memo import derived
 
@@ -51,6 +57,7 @@ class RetrievalMetric(Metric):
 
     def _build(self) -> None:
         check_metric_arguments(self.empty_target_action, self.ignore_index, self.aggregation)
+        check_type("validate_args", self.validate_args, bool)
         self._check_arguments()
         self.add_state("indexes", default=[], dist_reduce_fx="cat")
         self.add_state("preds", default=[], dist_reduce_fx="cat")
@@ -61,8 +68,8 @@ class RetrievalMetric(Metric):
 
     @property
     def statistic_spec(self) -> Hashable:
-        """Only ``ignore_index`` shapes the documents kept; everything else is read at compute."""
-        return ("retrieval documents", self.ignore_index)
+        """Only ``ignore_index`` and the input checks shape the documents kept; the rest is read at compute."""
+        return ("retrieval documents", self.ignore_index, self.validate_args)
 
     # ------------------------------------------------------------------ update
     def _share_states_of(self, leader: Metric) -> None:
@@ -81,10 +88,11 @@ class RetrievalMetric(Metric):
 
         All three of the same shape (flattened); ``indexes`` any integers, ``target`` 0/1 (bool,
         integer or float; graded for the normalized DCG). Documents whose target equals
-        ``ignore_index`` are dropped; an empty batch adds nothing.
+        ``ignore_index`` are dropped; an empty batch adds nothing. ``validate_args=False`` skips the
+        value checks and reads nothing back to the host (ignored documents are dropped at compute).
         """
         indexes, preds, target = format_batch(
-            preds, target, indexes, self.ignore_index, self._graded_allowed, type(self).__name__
+            preds, target, indexes, self.ignore_index, self._graded_allowed, type(self).__name__, self.validate_args
         )
         if indexes.numel():
             self.indexes.append(indexes)
@@ -101,7 +109,7 @@ class RetrievalMetric(Metric):
         if isinstance(self.indexes, list) and not self.indexes:
             long, single = torch.zeros(0, dtype=torch.long), torch.zeros(0)
             return rank_queries(long.to(self.device), single.to(self.device), single.to(self.device))
-        return rank_queries(*(dim_zero_cat(s) for s in states))
+        return rank_queries(*drop_ignored(*(dim_zero_cat(s) for s in states)))
 
     def _per_query(self, ranked: RankedQueries) -> Tensor:
         """One float64 value per query (queries without ``needs`` documents are replaced later)."""

@@ -78,6 +78,7 @@ class RetrievalPrecisionRecallCurve(RetrievalMetric):
         empty_target_action: str = "neg",
         ignore_index: Optional[int] = None,
         aggregation: Aggregation = "mean",
+        validate_args: bool = True,
         **kwargs: Any,
     ) -> None:
         self._configure(locals())
@@ -146,6 +147,7 @@ class RetrievalRecallAtFixedPrecision(RetrievalPrecisionRecallCurve):
         empty_target_action: str = "neg",
         ignore_index: Optional[int] = None,
         aggregation: Aggregation = "mean",
+        validate_args: bool = True,
         **kwargs: Any,
     ) -> None:
         self._configure(locals())

@@ -79,6 +79,7 @@ class RetrievalMAP(_TopKMetric):
         ignore_index: Optional[int] = None,
         top_k: Optional[int] = None,
         aggregation: Aggregation = "mean",
+        validate_args: bool = True,
         **kwargs: Any,
     ) -> None:
         self._configure(locals())
@@ -108,6 +109,7 @@ class RetrievalMRR(_TopKMetric):
         ignore_index: Optional[int] = None,
         top_k: Optional[int] = None,
         aggregation: Aggregation = "mean",
+        validate_args: bool = True,
         **kwargs: Any,
     ) -> None:
         self._configure(locals())
@@ -136,6 +138,7 @@ class RetrievalPrecision(_TopKMetric):
         top_k: Optional[int] = None,
         adaptive_k: bool = False,
         aggregation: Aggregation = "mean",
+        validate_args: bool = True,
         **kwargs: Any,
     ) -> None:
         self._configure(locals())
@@ -167,6 +170,7 @@ class RetrievalRecall(_TopKMetric):
         ignore_index: Optional[int] = None,
         top_k: Optional[int] = None,
         aggregation: Aggregation = "mean",
+        validate_args: bool = True,
         **kwargs: Any,
     ) -> None:
         self._configure(locals())
@@ -198,6 +202,7 @@ class RetrievalFallOut(_TopKMetric):
         ignore_index: Optional[int] = None,
         top_k: Optional[int] = None,
         aggregation: Aggregation = "mean",
+        validate_args: bool = True,
         **kwargs: Any,
     ) -> None:
         self._configure(locals())
@@ -224,6 +229,7 @@ class RetrievalHitRate(_TopKMetric):
         ignore_index: Optional[int] = None,
         top_k: Optional[int] = None,
         aggregation: Aggregation = "mean",
+        validate_args: bool = True,
         **kwargs: Any,
     ) -> None:
         self._configure(locals())
@@ -254,6 +260,7 @@ class RetrievalNormalizedDCG(_TopKMetric):
         ignore_index: Optional[int] = None,
         top_k: Optional[int] = None,
         aggregation: Aggregation = "mean",
+        validate_args: bool = True,
         **kwargs: Any,
     ) -> None:
         self._configure(locals())
@@ -281,6 +288,7 @@ class RetrievalRPrecision(RetrievalMetric):
         empty_target_action: str = "neg",
         ignore_index: Optional[int] = None,
         aggregation: Aggregation = "mean",
+        validate_args: bool = True,
         **kwargs: Any,
     ) -> None:
         self._configure(locals())
@@ -309,6 +317,7 @@ class RetrievalAUROC(_TopKMetric):
         top_k: Optional[int] = None,
         max_fpr: Optional[float] = None,
         aggregation: Aggregation = "mean",
+        validate_args: bool = True,
         **kwargs: Any,
     ) -> None:
         self._configure(locals())

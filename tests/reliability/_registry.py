@@ -2,7 +2,7 @@
 
 Shared by the persistence, numerics and fuzz tests. ``ENTRIES`` maps a case id to an :class:`Entry`;
 ``test_persistence`` fails when a public class (``__all__`` of classification, regression,
-aggregation, wrappers) has no entry and no reason in ``EXCLUDED``. Each entry can be built from
+aggregation, wrappers, retrieval) has no entry and no reason in ``EXCLUDED``. Each entry can be built from
 lightning_metrics or from torchmetrics (the oracle): wrappers build their inner metrics from the
 same library.
 """
@@ -15,6 +15,8 @@ from typing import Any, Callable
 
 import torch
 from torch import Tensor
+
+import lightning_metrics.retrieval  # noqa: F401  (makes ``lm.retrieval`` an attribute until the top level lists it)
 
 C = 3  # classes / labels / members of the small cases
 
@@ -161,6 +163,21 @@ AGGREGATION: dict[str, tuple[str, dict]] = {
 }
 
 
+RETRIEVAL: dict[str, tuple[str, dict]] = {
+    "RetrievalAUROC": ("retrieval", dict()),
+    "RetrievalFallOut": ("retrieval", dict()),
+    "RetrievalHitRate": ("retrieval", dict(top_k=2)),
+    "RetrievalMAP": ("retrieval", dict()),
+    "RetrievalMRR": ("retrieval", dict()),
+    "RetrievalNormalizedDCG": ("retrieval_graded", dict()),
+    "RetrievalPrecision": ("retrieval", dict(top_k=2)),
+    "RetrievalPrecisionRecallCurve": ("retrieval", dict(max_k=3)),
+    "RetrievalRPrecision": ("retrieval", dict()),
+    "RetrievalRecall": ("retrieval", dict(top_k=2)),
+    "RetrievalRecallAtFixedPrecision": ("retrieval", dict(min_precision=0.5, max_k=3)),
+}
+
+
 def _wrapped(package: str, name: str, **kwargs: Any) -> Callable[[Any], Any]:
     return lambda lib: getattr(getattr(lib, package), name)(**kwargs)
 
@@ -234,7 +251,7 @@ class Entry:
     """One constructible configuration of a public class."""
 
     key: str
-    package: str  # classification / regression / aggregation / wrappers
+    package: str  # classification / regression / aggregation / wrappers / retrieval
     name: str
     kind: str  # the input kind, see :func:`make_batch`
     kwargs: dict = field(hash=False)
@@ -264,6 +281,7 @@ def _entries() -> dict[str, Entry]:
         ("regression", REGRESSION),
         ("aggregation", AGGREGATION),
         ("wrappers", WRAPPERS),
+        ("retrieval", RETRIEVAL),
     ):
         for name, (kind, kwargs) in table.items():
             out[name] = Entry(name, package, name, kind, kwargs)
@@ -278,7 +296,7 @@ ENTRIES: dict[str, Entry] = _entries()
 def public_classes() -> list[str]:
     """``package.Name`` for every class exported by the metric packages."""
     names = []
-    for package in ("classification", "regression", "aggregation", "wrappers"):
+    for package in ("classification", "regression", "aggregation", "wrappers", "retrieval"):
         module = importlib.import_module(f"lightning_metrics.{package}")
         names += [f"{package}.{n}" for n in module.__all__ if isinstance(getattr(module, n), type)]
     return names
@@ -319,6 +337,10 @@ def make_batch(kind: str, n: int, gen: torch.Generator, dtype: torch.dtype = tor
         return preds.to(dtype), (preds + 0.5 * randn(n, 4)).to(dtype)
     if kind == "values":
         return ((randn(n) * 2 + 1).to(dtype),)
+    if kind in ("retrieval", "retrieval_graded"):  # (preds, target, indexes): 3 sparse query ids
+        indexes = torch.randint(0, 3, (n,), generator=gen) * 1_000_003 - 7
+        target = torch.randint(0, 4 if kind == "retrieval_graded" else 2, (n,), generator=gen)
+        return rand(n).to(dtype), target, indexes
     if kind == "multitask":
         reg_t = randn(n)
         preds = {"cls": rand(n).to(dtype), "reg": (reg_t + randn(n)).to(dtype)}

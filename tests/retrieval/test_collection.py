@@ -177,3 +177,22 @@ def test_state_costs_16_bytes_per_document() -> None:
     metric.update(torch.rand(1000, dtype=torch.float64), torch.randint(0, 4, (1000,)), torch.randint(0, 50, (1000,)))
     total = sum(t.element_size() * t.numel() for t in (*metric.indexes, *metric.preds, *metric.target))
     assert total == 16 * 1000
+
+
+def test_without_validation_update_reads_nothing_back_and_values_are_the_same(monkeypatch) -> None:
+    docs = make_documents(8, num_queries=20, max_docs=8, ignore_index=-1, ties="any")
+    checked, unchecked = lm.RetrievalMAP(ignore_index=-1), lm.RetrievalMAP(ignore_index=-1, validate_args=False)
+    batches = docs.batches(3, seed=8)
+    for batch in batches:
+        checked.update(*batch)
+
+    def forbid(*args, **kwargs):
+        raise AssertionError("update read a value back to the host")
+
+    with monkeypatch.context() as patch:
+        for name in ("item", "tolist", "__bool__", "nonzero"):
+            patch.setattr(torch.Tensor, name, forbid)
+        for batch in batches:
+            unchecked.update(*batch)
+    assert torch.equal(unchecked.compute(), checked.compute())
+    assert sum(len(t) for t in unchecked.indexes) > sum(len(t) for t in checked.indexes)  # ignored kept until compute

@@ -129,11 +129,14 @@ def format_batch(
     ignore_index: Optional[int],
     allow_non_binary_target: bool,
     name: str,
+    validate: bool = True,
 ) -> tuple[Tensor, Tensor, Tensor]:
     """Check and flatten one batch of documents of many queries; drop the ``ignore_index`` ones.
 
     One host sync answers the data-dependent questions (are some documents ignored, is an integer
-    or float target binary); none is needed for bool targets without ``ignore_index``.
+    or float target binary); none is needed for bool targets without ``ignore_index``. With
+    ``validate=False`` there is none at all: targets are not checked, and ignored documents are
+    kept with a NaN target, to be dropped at compute (:func:`drop_ignored`).
     """
     if indexes is None:
         raise ValueError("Argument `indexes` is required (the query id of each document), got None")
@@ -149,6 +152,11 @@ def format_batch(
         raise ValueError(f"Argument `indexes` must be a tensor of integers (query ids), got {indexes.dtype}")
     _check_dtypes(preds, target)
     preds, target, indexes = preds.reshape(-1), target.reshape(-1), indexes.reshape(-1)
+    if not validate:
+        marked = target.float()
+        if ignore_index is not None:
+            marked = torch.where(target == ignore_index, torch.full_like(marked, float("nan")), marked)
+        return indexes.long(), preds.float(), marked
     # every data-dependent question of this batch in one host read
     questions, keep, bad = [], None, None
     if ignore_index is not None:
@@ -163,3 +171,11 @@ def format_batch(
     if keep is not None and answers[0]:
         preds, target, indexes = preds[keep], target[keep], indexes[keep]
     return indexes.long(), preds.float(), target.float()
+
+
+def drop_ignored(indexes: Tensor, preds: Tensor, target: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """Drop the documents marked ignored (NaN target) by an update without validation."""
+    keep = ~torch.isnan(target)
+    if bool(keep.all()):
+        return indexes, preds, target
+    return indexes[keep], preds[keep], target[keep]

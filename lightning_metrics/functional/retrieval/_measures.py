@@ -101,9 +101,10 @@ def r_precision(ranked: RankedQueries) -> Tensor:
     return _ratio(ranked.query_sum(relevant & _within(ranked, count)), count)
 
 
-def _discounts(ranked: RankedQueries, top_k: Optional[int]) -> Tensor:
-    discount = 1.0 / torch.log2(ranked.rank.to(F64) + 2.0)
-    return torch.where(_within(ranked, top_k), discount, 0.0)
+def _discounts(ranked: RankedQueries, top_k: Optional[int], position: Optional[Tensor] = None) -> Tensor:
+    position = ranked.rank if position is None else position
+    discount = 1.0 / torch.log2(position.to(F64) + 2.0)
+    return torch.where(position < top_k, discount, 0.0) if top_k is not None else discount
 
 
 def ideal_dcg(ranked: RankedQueries, top_k: Optional[int]) -> Tensor:
@@ -117,11 +118,20 @@ def ideal_dcg(ranked: RankedQueries, top_k: Optional[int]) -> Tensor:
 
 
 def dcg(ranked: RankedQueries, top_k: Optional[int]) -> Tensor:
-    """DCG with tied scores averaged: each document of a tie group gains the group's mean target."""
+    """DCG with tied scores averaged: each document of a tie group gains the group's mean target.
+
+    NaN scores rank last here (first everywhere else, as ``torch.sort``): torchmetrics groups the
+    ties of the NDCG with ``torch.unique``, which puts NaN last.
+    """
+    position = ranked.rank
+    nan = torch.isnan(ranked.preds)
+    if bool(nan.any()):  # they lead their query in the ranking: move them behind the others
+        count = ranked.per_document(ranked.query_sum(nan))
+        position = torch.where(nan, position + ranked.per_document(ranked.sizes) - count, position - count)
     group, first = ranked.tie_groups(ranked.preds)
     totals = torch.zeros(first.numel(), dtype=F64, device=group.device).index_add_(0, group, ranked.target.to(F64))
     counts = torch.bincount(group, minlength=first.numel()).to(F64)
-    return ranked.query_sum((totals / counts)[group] * _discounts(ranked, top_k))
+    return ranked.query_sum((totals / counts)[group] * _discounts(ranked, top_k, position))
 
 
 def normalized_dcg(ranked: RankedQueries, top_k: Optional[int], ideal: Optional[Tensor] = None) -> Tensor:
