@@ -56,8 +56,9 @@ class RetrievalPrecisionRecallCurve(RetrievalMetric):
 
     ``max_k=None`` takes the size of the largest query; ``adaptive_k=True`` divides the precision
     of a query by its size at the ks beyond it. A query without relevant documents goes by
-    ``empty_target_action`` (a row of zeros, of ones, left out, or an error). State: 16 bytes per
-    document, shared with the other retrieval metrics of a collection.
+    ``empty_target_action`` (a row of zeros, of ones, left out, or an error).
+
+    State: 16 bytes per document, shared by the retrieval metrics of a collection.
 
     >>> import torch
     >>> from lightning_metrics.retrieval import RetrievalPrecisionRecallCurve
@@ -127,6 +128,8 @@ class RetrievalRecallAtFixedPrecision(RetrievalPrecisionRecallCurve):
 
     Without such a k, or when the best recall is 0, the result is ``(0, max_k)``. ``aggregation``
     (keyword only, as torchmetrics passes it through its ``**kwargs``) is the curve's.
+
+    State: 16 bytes per document, shared by the retrieval metrics of a collection.
 
     >>> import torch
     >>> from lightning_metrics.retrieval import RetrievalRecallAtFixedPrecision

@@ -60,6 +60,8 @@ class RetrievalMAP(_TopKMetric):
     """Mean average precision: per query, the mean precision at the ranks of the relevant documents
     retrieved in the top ``top_k`` (as in torchmetrics 1.9, a score ``<= 0`` is not retrieved).
 
+    State: 16 bytes per document, shared by the retrieval metrics of a collection.
+
     >>> import torch
     >>> from lightning_metrics.retrieval import RetrievalMAP
     >>> indexes = torch.tensor([0, 0, 0, 1, 1, 1])
@@ -92,6 +94,8 @@ class RetrievalMRR(_TopKMetric):
     """Mean reciprocal rank: per query, 1 / the rank of the first relevant document retrieved in the
     top ``top_k`` (0 without one; a score ``<= 0`` is not retrieved, as in torchmetrics 1.9).
 
+    State: 16 bytes per document, shared by the retrieval metrics of a collection.
+
     >>> import torch
     >>> from lightning_metrics.retrieval import RetrievalMRR
     >>> indexes = torch.tensor([0, 0, 0, 1, 1, 1])
@@ -121,6 +125,8 @@ class RetrievalMRR(_TopKMetric):
 class RetrievalPrecision(_TopKMetric):
     """Precision at ``top_k``: relevant documents among the top k of a query, divided by k
     (``adaptive_k=True``: by the query's size when k exceeds it).
+
+    State: 16 bytes per document, shared by the retrieval metrics of a collection.
 
     >>> import torch
     >>> from lightning_metrics.retrieval import RetrievalPrecision
@@ -155,6 +161,8 @@ class RetrievalRecall(_TopKMetric):
     """Recall at ``top_k``: relevant documents among the top k of a query, divided by all its
     relevant documents.
 
+    State: 16 bytes per document, shared by the retrieval metrics of a collection.
+
     >>> import torch
     >>> from lightning_metrics.retrieval import RetrievalRecall
     >>> indexes = torch.tensor([0, 0, 0, 1, 1, 1])
@@ -183,6 +191,8 @@ class RetrievalFallOut(_TopKMetric):
     """Fall-out at ``top_k``: non-relevant documents among the top k of a query, divided by all its
     non-relevant documents (lower is better). A query without non-relevant documents goes by
     ``empty_target_action`` (default ``"pos"``).
+
+    State: 16 bytes per document, shared by the retrieval metrics of a collection.
 
     >>> import torch
     >>> from lightning_metrics.retrieval import RetrievalFallOut
@@ -214,6 +224,8 @@ class RetrievalFallOut(_TopKMetric):
 class RetrievalHitRate(_TopKMetric):
     """Hit rate at ``top_k``: the share of queries with a relevant document among their top k.
 
+    State: 16 bytes per document, shared by the retrieval metrics of a collection.
+
     >>> import torch
     >>> from lightning_metrics.retrieval import RetrievalHitRate
     >>> indexes = torch.tensor([0, 0, 0, 1, 1, 1])
@@ -242,6 +254,8 @@ class RetrievalNormalizedDCG(_TopKMetric):
     """Normalized discounted cumulative gain at ``top_k``, with graded relevance (any numbers as
     targets; tied scores share their mean gain, as scikit-learn's ``ndcg_score``). A query whose
     targets sum to 0 goes by ``empty_target_action``.
+
+    State: 16 bytes per document, shared by the retrieval metrics of a collection.
 
     >>> import torch
     >>> from lightning_metrics.retrieval import RetrievalNormalizedDCG
@@ -274,6 +288,8 @@ class RetrievalNormalizedDCG(_TopKMetric):
 class RetrievalRPrecision(RetrievalMetric):
     """R-precision: per query, the precision at R, its number of relevant documents.
 
+    State: 16 bytes per document, shared by the retrieval metrics of a collection.
+
     >>> import torch
     >>> from lightning_metrics.retrieval import RetrievalRPrecision
     >>> indexes = torch.tensor([0, 0, 0, 1, 1, 1])
@@ -300,6 +316,8 @@ class RetrievalRPrecision(RetrievalMetric):
 class RetrievalAUROC(_TopKMetric):
     """Area under the ROC curve of each query's top ``top_k`` documents (0 for a query that has only
     relevant ones), aggregated over queries; ``max_fpr`` gives the McClish-standardised partial area.
+
+    State: 16 bytes per document, shared by the retrieval metrics of a collection.
 
     >>> import torch
     >>> from lightning_metrics.retrieval import RetrievalAUROC
