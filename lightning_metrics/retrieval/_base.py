@@ -140,7 +140,7 @@ class RetrievalMetric(Metric):
         else:
             values = torch.where(undefined, 1.0 if self.empty_target_action == "pos" else 0.0, values)
         if values.numel() == 0:
-            return torch.zeros((), device=values.device)
+            return torch.zeros((), dtype=torch.float32, device=values.device)
         if self.aggregation == "mean":  # summed in float64, then float32 as torchmetrics returns
             return values.mean().float()
         return aggregate(values.float(), self.aggregation)

@@ -99,7 +99,7 @@ class RetrievalPrecisionRecallCurve(RetrievalMetric):
         counted = ~undefined if self.empty_target_action == "skip" else torch.ones_like(undefined)
         rows = int(counted.sum())
         if rows == 0:
-            zeros = torch.zeros(max_k, device=device)
+            zeros = torch.zeros(max_k, dtype=torch.float32, device=device)
             return zeros, zeros.clone(), top_k
         if self.aggregation == "mean":
             precision, recall = _mean_curves(ranked, counted & ~undefined, max_k, self.adaptive_k)

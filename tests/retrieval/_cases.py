@@ -40,7 +40,7 @@ def make_documents(
     num_queries: int = 12,
     max_docs: int = 9,
     ties: str = "safe",
-    graded: bool = False,
+    graded: Any = False,
     ignore_index: Optional[int] = None,
     logits: bool = False,
 ) -> Documents:
@@ -54,9 +54,9 @@ def make_documents(
         if kind == "none":
             rel = [0] * n
         elif kind == "all":
-            rel = [rng.randint(1, 3) if graded else 1 for _ in range(n)]
+            rel = [_grade(rng, graded, positive=True) for _ in range(n)]
         else:
-            rel = [rng.choice([0, 0, 1, 2, 3]) if graded else rng.randint(0, 1) for _ in range(n)]
+            rel = [_grade(rng, graded, positive=False) for _ in range(n)]
         scores = _scores(rng, rel, ties, logits)
         for r, s in zip(rel, scores):
             preds.append(s)
@@ -68,6 +68,19 @@ def make_documents(
                 target.append(ignore_index)
                 indexes.append(query_id)
     return Documents(torch.tensor(preds), torch.tensor(target), torch.tensor(indexes))
+
+
+def _grade(rng: random.Random, graded: Any, positive: bool) -> float:
+    """A target: binary, graded 0..3 (``True``), wide integer grades (``"wide"``) or floats (``"float"``)."""
+    if not graded:
+        return 1 if positive else rng.randint(0, 1)
+    if not positive and rng.random() < 0.4:
+        return 0
+    if graded == "wide":
+        return rng.randint(1, 500)
+    if graded == "float":
+        return round(rng.uniform(0.05, 3.0), 3)
+    return rng.randint(1, 3)
 
 
 def _scores(rng: random.Random, rel: list[int], ties: str, logits: bool) -> list[float]:
@@ -142,6 +155,7 @@ FUNCTION_ARGUMENTS: dict[str, dict[str, list]] = {
     "retrieval_precision_recall_curve": {"max_k": [None, 1, 4, 30], "adaptive_k": [False, True]},
 }
 GRADED = {"RetrievalNormalizedDCG", "retrieval_normalized_dcg"}
+GRADE_KINDS = (False, True, True, "wide", "float")
 
 
 def sample_arguments(space: dict[str, list], rng: random.Random) -> dict[str, Any]:

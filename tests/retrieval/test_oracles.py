@@ -15,7 +15,15 @@ import lightning_metrics.functional.retrieval as lm_functional
 import lightning_metrics.retrieval as lm_retrieval
 from tests.reliability._registry import assert_close
 from tests.retrieval import _oracle
-from tests.retrieval._cases import CLASS_ARGUMENTS, COMMON_ARGUMENTS, GRADED, concat, make_documents, sample_arguments
+from tests.retrieval._cases import (
+    CLASS_ARGUMENTS,
+    COMMON_ARGUMENTS,
+    GRADE_KINDS,
+    GRADED,
+    concat,
+    make_documents,
+    sample_arguments,
+)
 
 CASES_PER_CLASS = 16
 
@@ -39,7 +47,7 @@ def test_class_matches_brute_force_with_any_ties(name: str, case: int) -> None:
         num_queries=rng.randint(1, 10),
         max_docs=rng.choice([4, 12]),
         ties="any",
-        graded=name in GRADED and rng.random() < 0.7,
+        graded=name in GRADED and rng.choice(GRADE_KINDS),
         ignore_index=kwargs["ignore_index"],
         logits=rng.random() < 0.3,
     )
@@ -101,9 +109,10 @@ def _per_query(docs, min_size: int = 2):
             yield preds[mask], target[mask]
 
 
-def test_ndcg_matches_sklearn_per_query() -> None:
+@pytest.mark.parametrize("graded", [True, "wide", "float"])
+def test_ndcg_matches_sklearn_per_query(graded) -> None:
     """Graded targets and ties across grades: sklearn averages tied gains, as we do."""
-    docs = make_documents(3, num_queries=150, max_docs=15, ties="any", graded=True)
+    docs = make_documents(3, num_queries=150, max_docs=15, ties="any", graded=graded)
     for k in (None, 1, 3, 10):
         for preds, target in _per_query(docs):
             ours = lm_functional.retrieval_normalized_dcg(torch.from_numpy(preds), torch.from_numpy(target), top_k=k)

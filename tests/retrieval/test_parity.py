@@ -25,6 +25,7 @@ from tests.retrieval._cases import (
     CLASS_ARGUMENTS,
     COMMON_ARGUMENTS,
     FUNCTION_ARGUMENTS,
+    GRADE_KINDS,
     GRADED,
     make_documents,
     sample_arguments,
@@ -69,7 +70,7 @@ def test_class_matches_torchmetrics(name: str, case: int) -> None:
         seed=rng.randrange(2**31),
         num_queries=rng.randint(1, 14),
         max_docs=rng.choice([3, 9, 25]),
-        graded=name in GRADED and rng.random() < 0.7,
+        graded=name in GRADED and rng.choice(GRADE_KINDS),
         ignore_index=kwargs["ignore_index"],
         logits=rng.random() < 0.3,
     )
@@ -98,7 +99,7 @@ def test_function_matches_torchmetrics(name: str, case: int) -> None:
         seed=rng.randrange(2**31),
         num_queries=1,
         max_docs=rng.choice([1, 3, 9, 25]),
-        graded=name in GRADED and rng.random() < 0.7,
+        graded=name in GRADED and rng.choice(GRADE_KINDS),
         logits=rng.random() < 0.3,
     )
     preds, target = docs.preds, docs.target

@@ -33,7 +33,8 @@ tensor([1., 2.])
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
+from functools import cached_property
 
 import torch
 from torch import Tensor
@@ -42,11 +43,14 @@ _SCORE_BITS = 32  # a float32 score as an order-preserving unsigned 32-bit key
 _MAX_QUERIES = 1 << 30  # dense query ids share an int64 sort key with the score key and a tie bit
 
 
-class RankedQueries(NamedTuple):
+@dataclass(eq=False)
+class RankedQueries:
     """All documents in ranked order: query by query (ascending id), best score first.
 
     Every per-document tensor has one entry per document, in that order; every per-query tensor
-    has one entry per query, in ascending order of the original query id.
+    has one entry per query, in ascending order of the original query id. The few per-document
+    values several measures read (relevance, discounts) are computed once per ranking, so the
+    metrics of a collection that share the ranking share them too.
     """
 
     query: Tensor  # (N,) dense query id (0..Q-1) of each document, non-decreasing
@@ -56,6 +60,21 @@ class RankedQueries(NamedTuple):
     starts: Tensor  # (Q,) position of each query's first document
     sizes: Tensor  # (Q,) number of documents of each query
     ids: Tensor  # (Q,) the original query ids
+
+    @cached_property
+    def relevant(self) -> Tensor:
+        """Whether each document is relevant (target > 0)."""
+        return self.target > 0
+
+    @cached_property
+    def positively_scored(self) -> Tensor:
+        """Whether each document's score is > 0 (torchmetrics 1.9 retrieves only those in some measures)."""
+        return self.preds > 0
+
+    @cached_property
+    def discount(self) -> Tensor:
+        """float64 ``1 / log2(rank + 2)``, the DCG discount of each document's position."""
+        return 1.0 / torch.log2(self.rank.to(torch.float64) + 2.0)
 
     @property
     def num_queries(self) -> int:

@@ -35,12 +35,13 @@ def _within(ranked: RankedQueries, k: Optional[Tensor | int]) -> Tensor:
 
 
 def _relevant(ranked: RankedQueries) -> Tensor:
-    return ranked.target > 0
+    return ranked.relevant
 
 
-def _retrieved_relevant(ranked: RankedQueries, top_k: Optional[int]) -> Tensor:
+def _retrieved_relevant(ranked: RankedQueries, top_k: Optional[Tensor | int]) -> Tensor:
     """Relevant, positively scored and within the top k (torchmetrics 1.9's hits for AP/MRR/P/R)."""
-    return _relevant(ranked) & (ranked.preds > 0) & _within(ranked, top_k)
+    hits = ranked.relevant & ranked.positively_scored
+    return hits if top_k is None else hits & _within(ranked, top_k)
 
 
 def _ratio(numerator: Tensor, denominator: Tensor) -> Tensor:
@@ -74,8 +75,7 @@ def precision_divisor(ranked: RankedQueries, top_k: Optional[int], adaptive_k: b
 def precision(ranked: RankedQueries, top_k: Optional[int], adaptive_k: bool) -> Tensor:
     """Retrieved relevant documents among the top k, divided by k."""
     k = precision_divisor(ranked, top_k, adaptive_k)
-    hits = _relevant(ranked) & (ranked.preds > 0) & _within(ranked, k)
-    return ranked.query_sum(hits).to(F64) / k
+    return ranked.query_sum(_retrieved_relevant(ranked, k)).to(F64) / k
 
 
 def recall(ranked: RankedQueries, top_k: Optional[int]) -> Tensor:
@@ -102,19 +102,44 @@ def r_precision(ranked: RankedQueries) -> Tensor:
 
 
 def _discounts(ranked: RankedQueries, top_k: Optional[int], position: Optional[Tensor] = None) -> Tensor:
-    position = ranked.rank if position is None else position
-    discount = 1.0 / torch.log2(position.to(F64) + 2.0)
+    if position is None:
+        position, discount = ranked.rank, ranked.discount
+    else:
+        discount = 1.0 / torch.log2(position.to(F64) + 2.0)
     return torch.where(position < top_k, discount, 0.0) if top_k is not None else discount
 
 
+_MAX_GRADE_LEVELS = 64  # integer grades spanning at most this many levels: counted, not sorted
+
+
 def ideal_dcg(ranked: RankedQueries, top_k: Optional[int]) -> Tensor:
-    """The DCG of each query's targets in descending order (no sort for binary targets)."""
+    """The DCG of each query's targets in descending order.
+
+    Integer grades over a small range (binary ones included) need no sort: in the ideal order a
+    query's documents of grade g fill the positions after all of its higher-graded ones, so its
+    ideal DCG is the sum over grades of g times the discounts of those positions (differences of
+    one prefix sum of the discounts). Other targets are sorted within each query.
+    """
     target = ranked.target
-    discount = _discounts(ranked, top_k)
-    if bool(((target == 0) | (target == 1)).all()):  # the ideal ranking puts the R relevant ones first
-        relevant = ranked.query_sum(target > 0)
-        return ranked.query_sum(torch.where(_within(ranked, relevant), discount, 0.0))
-    return ranked.query_sum(rank_by_target(ranked).to(F64) * discount)
+    if target.numel() == 0:
+        return torch.zeros(ranked.num_queries, dtype=F64, device=target.device)
+    low, high = torch.aminmax(target)
+    low, high, integral = torch.stack([low, high, (target == target.round()).all().to(low)]).tolist()
+    if not (integral and high - low < _MAX_GRADE_LEVELS):
+        return ranked.query_sum(rank_by_target(ranked).to(F64) * _discounts(ranked, top_k))
+    levels = int(high - low) + 1
+    level = (target - low).long()
+    counts = torch.bincount(ranked.query * levels + level, minlength=ranked.num_queries * levels)
+    counts = counts.view(ranked.num_queries, levels)
+    higher = counts.flip(1).cumsum(1).flip(1) - counts  # documents of a higher grade, per query and grade
+    longest = int(ranked.sizes.max())
+    positions = torch.arange(longest, device=target.device)
+    discount = 1.0 / torch.log2(positions.to(F64) + 2.0)
+    if top_k is not None:
+        discount = torch.where(positions < top_k, discount, 0.0)
+    prefix = torch.cat([discount.new_zeros(1), discount.cumsum(0)])  # prefix[m]: the first m discounts
+    grades = torch.arange(levels, device=target.device, dtype=F64) + low
+    return ((prefix[higher + counts] - prefix[higher]) * grades).sum(1)
 
 
 def dcg(ranked: RankedQueries, top_k: Optional[int]) -> Tensor:
