@@ -1,6 +1,7 @@
 """Retrieval metrics at scale: lightning_metrics vs torchmetrics, side by side in one process.
 
-Run: ``python benchmarks/retrieval.py [--sizes 8000x40 100000x20] [--repeats 5] [--tm-repeats 1] [--device cpu]``.
+Run: ``python benchmarks/retrieval.py [--sizes 8000x40 100000x20] [--repeats 5] [--tm-repeats 1]
+[--device cpu] [--clock cpu] [--threads 1]``.
 
 For each size (queries x documents per query) and document order, both libraries get the same
 batches (512 queries each; graded targets 0..3, about a third of them relevant), then ``compute``
@@ -140,10 +141,13 @@ def main() -> None:
     warnings.simplefilter("ignore")
     print(
         f"torch {torch.__version__}, torchmetrics {torchmetrics.__version__}, device {device}, "
-        f"{torch.get_num_threads()} threads; compute time ({args.clock} clock), median of {args.repeats} (ours) / "
+        f"{torch.get_num_threads()} threads; compute time ({args.clock} clock), "
+        f"median of {args.repeats} (ours) / "
         f"{args.tm_repeats} (torchmetrics)"
     )
-    header = f"{'size':>16s} {'order':>9s} {'case':>22s} {'ours':>10s} {'torchmetrics':>13s} {'tm/ours':>8s}  same"
+    header = (
+        f"{'size':>16s} {'order':>9s} {'case':>22s} {'ours':>10s} {'torchmetrics':>13s} {'tm/ours':>8s}  same"
+    )
     print(header)
     print("-" * len(header))
     for size in args.sizes:
@@ -152,7 +156,11 @@ def main() -> None:
             graded = make_batches(queries, docs, order, device)
             cases = [
                 ("NDCG", lambda lib: _ndcg(lib), graded),
-                ("collection of 6", lambda lib: _collection(lib, lm if lib is lmr else torchmetrics), _binary(graded)),
+                (
+                    "collection of 6",
+                    lambda lib: _collection(lib, lm if lib is lmr else torchmetrics),
+                    _binary(graded),
+                ),
             ]
             for case, build, data in cases:
                 ours, ours_value = time_compute(build(lmr), data, args.repeats, device)

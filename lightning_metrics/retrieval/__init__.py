@@ -6,7 +6,8 @@
 >>> metrics = MetricCollection({"map": RetrievalMAP(), "ndcg": RetrievalNormalizedDCG(top_k=2)})
 >>> metrics.compute_groups  # one state, one ranking per compute
 {0: ['map', 'ndcg']}
->>> metrics.update(torch.tensor([0.9, 0.2, 0.6, 0.7]), torch.tensor([1, 0, 1, 0]), indexes=torch.tensor([5, 5, 9, 9]))
+>>> preds, target = torch.tensor([0.9, 0.2, 0.6, 0.7]), torch.tensor([1, 0, 1, 0])
+>>> metrics.update(preds, target, indexes=torch.tensor([5, 5, 9, 9]))
 >>> metrics.compute()
 {'map': tensor(0.7500), 'ndcg': tensor(0.8155)}
 """

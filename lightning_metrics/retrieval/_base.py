@@ -2,11 +2,12 @@
 
 Every retrieval metric keeps the same state, the documents it saw as three ``cat`` lists
 (``indexes`` int64, ``preds`` float32, ``target`` float32: 16 bytes per document, where
-torchmetrics keeps 20; ``compute_on_cpu=True`` moves them to the CPU after every update). Its ``statistic_spec`` says so, so a ``MetricCollection`` of retrieval
-metrics with the same ``ignore_index`` holds the documents once and ranks them once per
-``compute``: the ranking is derived from the shared state through
-:func:`lightning_metrics.utilities.memo.derived`, and every member reads its per-query values from
-it in a few vectorised kernels (:mod:`lightning_metrics.functional.retrieval._measures`).
+torchmetrics keeps 20; ``compute_on_cpu=True`` moves them to the CPU after every update). Its
+``statistic_spec`` says so, so a ``MetricCollection`` of retrieval metrics with the same
+``ignore_index`` holds the documents once and ranks them once per ``compute``: the ranking is
+derived from the shared state through :func:`lightning_metrics.utilities.memo.derived`, and every
+member reads its per-query values from it in a few vectorised kernels
+(:mod:`lightning_metrics.functional.retrieval._measures`).
 
 The state is the same under DDP: the fused sync gathers the documents of every rank, so a query
 whose documents are spread over ranks is ranked as a whole, as in one process.
@@ -68,7 +69,7 @@ class RetrievalMetric(Metric):
 
     @property
     def statistic_spec(self) -> Hashable:
-        """Only ``ignore_index`` and the input checks shape the documents kept; the rest is read at compute."""
+        """``ignore_index`` and the input checks shape the documents kept; the rest is read at compute."""
         return ("retrieval documents", self.ignore_index, self.validate_args)
 
     # ------------------------------------------------------------------ update
@@ -92,7 +93,13 @@ class RetrievalMetric(Metric):
         value checks and reads nothing back to the host (ignored documents are dropped at compute).
         """
         indexes, preds, target = format_batch(
-            preds, target, indexes, self.ignore_index, self._graded_allowed, type(self).__name__, self.validate_args
+            preds,
+            target,
+            indexes,
+            self.ignore_index,
+            self._graded_allowed,
+            type(self).__name__,
+            self.validate_args,
         )
         if indexes.numel():
             self.indexes.append(indexes)

@@ -46,7 +46,9 @@ def _mean_curves(ranked: RankedQueries, kept: Tensor, max_k: int, adaptive_k: bo
     small = kept & (ranked.sizes < max_k)
     sizes = ranked.sizes[small]
     done = torch.bincount(sizes, weights=totals[small], minlength=max_k + 1)[:max_k].cumsum(0)
-    done_ratio = torch.bincount(sizes, weights=totals[small] / sizes.to(F64), minlength=max_k + 1)[:max_k].cumsum(0)
+    done_ratio = torch.bincount(sizes, weights=totals[small] / sizes.to(F64), minlength=max_k + 1)[
+        :max_k
+    ].cumsum(0)
     return (found - done) / k + done_ratio, recall
 
 

@@ -281,7 +281,11 @@ class RetrievalNormalizedDCG(_TopKMetric):
 
     def _per_query(self, ranked: RankedQueries) -> Tensor:
         # the ideal DCG at one cut-off is shared by the NDCGs of a collection that hold these states
-        ideal = derived(f"retrieval ideal dcg @{self.top_k}", self.indexes, lambda _: measures.ideal_dcg(ranked, self.top_k))
+        ideal = derived(
+            f"retrieval ideal dcg @{self.top_k}",
+            self.indexes,
+            lambda _: measures.ideal_dcg(ranked, self.top_k),
+        )
         return measures.normalized_dcg(ranked, self.top_k, ideal)
 
 

@@ -25,14 +25,42 @@ def _same(a: dict, b: dict) -> bool:
 
 BAD_BATCHES = {
     "indexes None": ((PREDS, TARGET, None), ValueError, r"`indexes` is required .* got None"),
-    "indexes float": ((PREDS, TARGET, INDEXES.float()), ValueError, r"`indexes` must be a tensor of integers .*float32"),
-    "indexes bool": ((PREDS, TARGET, INDEXES > 5), ValueError, r"`indexes` must be a tensor of integers .*bool"),
-    "indexes shorter": ((PREDS, TARGET, INDEXES[:2]), ValueError, r"`indexes` must have the same shape, got \(3,\), \(3,\) and \(2,\)"),
-    "target longer": ((PREDS, torch.tensor([1, 0, 1, 1]), INDEXES), ValueError, r"same shape, got \(3,\), \(4,\)"),
-    "float target": ((PREDS, torch.tensor([1.0, 0.5, 0.0]), INDEXES), ValueError, r"`target` must contain binary values .* got 0\.5"),
-    "target 2": ((PREDS, torch.tensor([2, 0, 1]), INDEXES), ValueError, r"`target` must contain binary values .* got 2;"),
+    "indexes float": (
+        (PREDS, TARGET, INDEXES.float()),
+        ValueError,
+        r"`indexes` must be a tensor of integers .*float32",
+    ),
+    "indexes bool": (
+        (PREDS, TARGET, INDEXES > 5),
+        ValueError,
+        r"`indexes` must be a tensor of integers .*bool",
+    ),
+    "indexes shorter": (
+        (PREDS, TARGET, INDEXES[:2]),
+        ValueError,
+        r"`indexes` must have the same shape, got \(3,\), \(3,\) and \(2,\)",
+    ),
+    "target longer": (
+        (PREDS, torch.tensor([1, 0, 1, 1]), INDEXES),
+        ValueError,
+        r"same shape, got \(3,\), \(4,\)",
+    ),
+    "float target": (
+        (PREDS, torch.tensor([1.0, 0.5, 0.0]), INDEXES),
+        ValueError,
+        r"`target` must contain binary values .* got 0\.5",
+    ),
+    "target 2": (
+        (PREDS, torch.tensor([2, 0, 1]), INDEXES),
+        ValueError,
+        r"`target` must contain binary values .* got 2;",
+    ),
     "negative target": ((PREDS, torch.tensor([-3, 0, 1]), INDEXES), ValueError, r"binary values .* got -3;"),
-    "integer preds": ((torch.tensor([1, 0, 1]), TARGET, INDEXES), ValueError, r"`preds` must be a tensor of floats, got torch\.int64"),
+    "integer preds": (
+        (torch.tensor([1, 0, 1]), TARGET, INDEXES),
+        ValueError,
+        r"`preds` must be a tensor of floats, got torch\.int64",
+    ),
     "preds a list": (([0.3, 0.8, 0.5], TARGET, INDEXES), TypeError, r"`preds` must be a tensor, got list"),
 }
 
@@ -60,7 +88,9 @@ def test_missing_indexes_names_it() -> None:
 
 
 def test_a_refused_batch_leaves_a_collection_as_it_was() -> None:
-    collection = MetricCollection({"map": lm.RetrievalMAP(), "ndcg": lm.RetrievalNormalizedDCG(), "i": lm.RetrievalMRR(ignore_index=-1)})
+    collection = MetricCollection(
+        {"map": lm.RetrievalMAP(), "ndcg": lm.RetrievalNormalizedDCG(), "i": lm.RetrievalMRR(ignore_index=-1)}
+    )
     collection.update(PREDS, TARGET, INDEXES)
     before = {k: _snapshot(m) for k, m in collection.items(keep_base=True)}
     with pytest.raises(ValueError, match="binary"):
@@ -101,8 +131,16 @@ def test_ignore_index_must_be_an_int() -> None:
 
 @pytest.mark.parametrize(
     "function",
-    [F.retrieval_average_precision, F.retrieval_reciprocal_rank, F.retrieval_precision, F.retrieval_recall,
-     F.retrieval_fall_out, F.retrieval_hit_rate, F.retrieval_normalized_dcg, F.retrieval_auroc],
+    [
+        F.retrieval_average_precision,
+        F.retrieval_reciprocal_rank,
+        F.retrieval_precision,
+        F.retrieval_recall,
+        F.retrieval_fall_out,
+        F.retrieval_hit_rate,
+        F.retrieval_normalized_dcg,
+        F.retrieval_auroc,
+    ],
 )
 def test_functions_refuse_a_negative_top_k(function) -> None:
     with pytest.raises(ValueError, match=r"`top_k` has to be a positive integer or None, got -1"):
@@ -110,7 +148,9 @@ def test_functions_refuse_a_negative_top_k(function) -> None:
 
 
 def test_functions_refuse_bad_tensors() -> None:
-    with pytest.raises(ValueError, match=r"`preds` and `target` must have the same shape, got \(3,\) and \(2,\)"):
+    with pytest.raises(
+        ValueError, match=r"`preds` and `target` must have the same shape, got \(3,\) and \(2,\)"
+    ):
         F.retrieval_average_precision(PREDS, TARGET[:2])
     with pytest.raises(ValueError, match=r"non-empty and non-scalar, got shape \(0,\)"):
         F.retrieval_recall(torch.tensor([]), torch.tensor([]))
@@ -126,10 +166,14 @@ def test_error_on_an_empty_query_keeps_the_state() -> None:
     metric.update(PREDS, torch.tensor([0, 0, 1]), INDEXES)
     before = _snapshot(metric)
     for _ in range(2):
-        with pytest.raises(ValueError, match=r"`empty_target_action` is 'error' and query 4 has no positive target"):
+        with pytest.raises(
+            ValueError, match=r"`empty_target_action` is 'error' and query 4 has no positive target"
+        ):
             metric.compute()
     assert _same(_snapshot(metric), before)
-    metric.update(torch.tensor([0.1]), torch.tensor([2]), torch.tensor([4]))  # query 4 gets a relevant document
+    metric.update(
+        torch.tensor([0.1]), torch.tensor([2]), torch.tensor([4])
+    )  # query 4 gets a relevant document
     assert metric.compute() > 0
 
 

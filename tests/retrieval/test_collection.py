@@ -64,7 +64,9 @@ def test_a_collection_holds_the_documents_once_and_ranks_them_once(monkeypatch) 
 
 
 def test_ignore_index_splits_the_groups() -> None:
-    collection = MetricCollection({"a": lm.RetrievalMAP(), "b": lm.RetrievalMRR(), "c": lm.RetrievalMAP(ignore_index=-1)})
+    collection = MetricCollection(
+        {"a": lm.RetrievalMAP(), "b": lm.RetrievalMRR(), "c": lm.RetrievalMAP(ignore_index=-1)}
+    )
     assert sorted(map(sorted, collection.compute_groups.values())) == [["a", "b"], ["c"]]
 
 
@@ -74,7 +76,9 @@ def test_a_binary_member_makes_its_group_refuse_graded_targets() -> None:
     with pytest.raises(ValueError, match="`target` must contain binary values"):
         collection.update(torch.tensor([0.5, 0.2]), torch.tensor([2, 0]), torch.tensor([0, 0]))
     assert collection["a_ndcg"].indexes == [] and collection["b_map"].indexes == []
-    graded_only = MetricCollection({"x": lm.RetrievalNormalizedDCG(), "y": lm.RetrievalNormalizedDCG(top_k=1)})
+    graded_only = MetricCollection(
+        {"x": lm.RetrievalNormalizedDCG(), "y": lm.RetrievalNormalizedDCG(top_k=1)}
+    )
     graded_only.update(torch.tensor([0.5, 0.2]), torch.tensor([2, 0]), torch.tensor([0, 0]))
     assert graded_only.compute()["x"] == 1
 
@@ -144,7 +148,9 @@ def test_sparse_huge_query_ids_are_densified_by_sorting(monkeypatch) -> None:
 def test_error_on_an_empty_query_names_the_query() -> None:
     metric = lm.RetrievalMAP(empty_target_action="error")
     metric.update(torch.tensor([0.5, 0.2, 0.9]), torch.tensor([1, 0, 0]), torch.tensor([3, 3, 2**40]))
-    with pytest.raises(ValueError, match=r"`empty_target_action` is 'error' and query 1099511627776 has no positive"):
+    with pytest.raises(
+        ValueError, match=r"`empty_target_action` is 'error' and query 1099511627776 has no positive"
+    ):
         metric.compute()
     fall_out = lm.RetrievalFallOut(empty_target_action="error")
     fall_out.update(torch.tensor([0.5, 0.2]), torch.tensor([1, 1]), torch.tensor([8, 8]))
@@ -174,14 +180,19 @@ def test_no_update_and_all_skipped() -> None:
 
 def test_state_costs_16_bytes_per_document() -> None:
     metric = lm.RetrievalNormalizedDCG()
-    metric.update(torch.rand(1000, dtype=torch.float64), torch.randint(0, 4, (1000,)), torch.randint(0, 50, (1000,)))
+    metric.update(
+        torch.rand(1000, dtype=torch.float64), torch.randint(0, 4, (1000,)), torch.randint(0, 50, (1000,))
+    )
     total = sum(t.element_size() * t.numel() for t in (*metric.indexes, *metric.preds, *metric.target))
     assert total == 16 * 1000
 
 
 def test_without_validation_update_reads_nothing_back_and_values_are_the_same(monkeypatch) -> None:
     docs = make_documents(8, num_queries=20, max_docs=8, ignore_index=-1, ties="any")
-    checked, unchecked = lm.RetrievalMAP(ignore_index=-1), lm.RetrievalMAP(ignore_index=-1, validate_args=False)
+    checked, unchecked = (
+        lm.RetrievalMAP(ignore_index=-1),
+        lm.RetrievalMAP(ignore_index=-1, validate_args=False),
+    )
     batches = docs.batches(3, seed=8)
     for batch in batches:
         checked.update(*batch)
@@ -195,4 +206,6 @@ def test_without_validation_update_reads_nothing_back_and_values_are_the_same(mo
         for batch in batches:
             unchecked.update(*batch)
     assert torch.equal(unchecked.compute(), checked.compute())
-    assert sum(len(t) for t in unchecked.indexes) > sum(len(t) for t in checked.indexes)  # ignored kept until compute
+    assert sum(len(t) for t in unchecked.indexes) > sum(
+        len(t) for t in checked.indexes
+    )  # ignored kept until compute

@@ -95,5 +95,11 @@ def test_ranks_equal_one_process_exactly() -> None:
             assert got["restored"], (rank, scenario)  # local states are back after the sync
             assert _equal(got["on_cpu"], expected["map"]), (rank, scenario)
             for key, value in expected.items():
-                assert _equal(got["collection"][key], value), (rank, scenario, key, got["collection"][key], value)
+                assert _equal(got["collection"][key], value), (
+                    rank,
+                    scenario,
+                    key,
+                    got["collection"][key],
+                    value,
+                )
                 assert _equal(got["singles"][key], value), (rank, scenario, key)

@@ -1,4 +1,4 @@
-"""A recommender trained with Lightning logs retrieval metrics; the precision-recall curve reaches TensorBoard.
+"""A recommender trained with Lightning logs retrieval metrics; the PR curve reaches TensorBoard.
 
 Its steps return ``preds``, ``target`` and ``indexes`` (the user of each scored item). The engine
 passes only ``(preds, target)`` to metrics today; passing the other keys a metric's ``update``
@@ -70,7 +70,9 @@ def _unpacking(cls: type) -> type:
             return (super().statistic_spec, self.binary)
 
         def update(self, preds: torch.Tensor, target: torch.Tensor) -> None:  # type: ignore[override]
-            super().update(preds[:, 0].float(), (target > 0).long() if self.binary else target, preds[:, 1].long())
+            super().update(
+                preds[:, 0].float(), (target > 0).long() if self.binary else target, preds[:, 1].long()
+            )
 
     Unpacked.__name__ = cls.__name__
     return Unpacked
@@ -108,22 +110,36 @@ def _fit(tmp_path: Path, packed: bool) -> tuple[L.Trainer, Collect, Path]:
     collect = Collect()
     logger = TensorBoardLogger(str(tmp_path), name="tb")
     trainer = L.Trainer(
-        accelerator="cpu", devices=1, max_epochs=2, logger=logger, enable_progress_bar=False,
-        enable_model_summary=False, enable_checkpointing=False, num_sanity_val_steps=0,
+        accelerator="cpu",
+        devices=1,
+        max_epochs=2,
+        logger=logger,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        enable_checkpointing=False,
+        num_sanity_val_steps=0,
         callbacks=[lm.MetricsCallback(_metrics(packed), stages=("val",)), collect],
     )
     data = _interactions(0)
-    trainer.fit(Recommender(packed), DataLoader(data, batch_size=32, shuffle=True), DataLoader(data, batch_size=20))
+    trainer.fit(
+        Recommender(packed), DataLoader(data, batch_size=32, shuffle=True), DataLoader(data, batch_size=20)
+    )
     return trainer, collect, Path(logger.log_dir)
 
 
 def _check(trainer: L.Trainer, collect: Collect, log_dir: Path) -> None:
-    expected = {"ndcg": lmr.RetrievalNormalizedDCG(top_k=5), "map": lmr.RetrievalMAP(), "mrr": lmr.RetrievalMRR()}
+    expected = {
+        "ndcg": lmr.RetrievalNormalizedDCG(top_k=5),
+        "map": lmr.RetrievalMAP(),
+        "mrr": lmr.RetrievalMRR(),
+    }
     for preds, relevance, query in collect.outputs:
         for name, metric in expected.items():
             metric.update(preds, relevance if name == "ndcg" else (relevance > 0).long(), query)
     for name, metric in expected.items():
-        torch.testing.assert_close(trainer.callback_metrics[f"val/{name}"], metric.compute(), rtol=1e-6, atol=1e-7)
+        torch.testing.assert_close(
+            trainer.callback_metrics[f"val/{name}"], metric.compute(), rtol=1e-6, atol=1e-7
+        )
     events = ea.EventAccumulator(str(log_dir), size_guidance={ea.IMAGES: 0, ea.SCALARS: 0})
     events.Reload()
     assert {"val/ndcg", "val/map", "val/mrr"} <= set(events.Tags()["scalars"])
@@ -135,6 +151,8 @@ def test_a_recommender_logs_retrieval_metrics_through_an_adapter(tmp_path: Path)
     _check(*_fit(tmp_path, packed=True))
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason="engine inputs: issue 24 (the engine passes only preds and target)")
+@pytest.mark.xfail(
+    strict=True, raises=TypeError, reason="engine inputs: issue 24 (the engine passes only preds and target)"
+)
 def test_a_recommender_logs_retrieval_metrics(tmp_path: Path) -> None:
     _check(*_fit(tmp_path, packed=False))

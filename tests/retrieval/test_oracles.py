@@ -38,7 +38,9 @@ def _compute(name: str, kwargs: dict, batches: list):
         return None
 
 
-@pytest.mark.parametrize(("name", "case"), [(n, i) for n in sorted(CLASS_ARGUMENTS) for i in range(CASES_PER_CLASS)])
+@pytest.mark.parametrize(
+    ("name", "case"), [(n, i) for n in sorted(CLASS_ARGUMENTS) for i in range(CASES_PER_CLASS)]
+)
 def test_class_matches_brute_force_with_any_ties(name: str, case: int) -> None:
     rng = random.Random(f"oracle-{name}-{case}")
     kwargs = sample_arguments({**COMMON_ARGUMENTS, **CLASS_ARGUMENTS[name]}, rng)
@@ -57,7 +59,11 @@ def test_class_matches_brute_force_with_any_ties(name: str, case: int) -> None:
     assert (ours is None) == (expected is None), f"{name}({kwargs}): ours {ours}, oracle {expected}"
     if ours is not None:
         # one-element results are scalars, as every metric's (torchmetrics squeezes them too)
-        expected = tuple(torch.tensor(e).squeeze() for e in expected) if isinstance(expected, tuple) else torch.tensor(expected)
+        expected = (
+            tuple(torch.tensor(e).squeeze() for e in expected)
+            if isinstance(expected, tuple)
+            else torch.tensor(expected)
+        )
         assert_close(ours, expected, rtol=1e-5, atol=1e-6, path=f"{name}({kwargs})")
 
 
@@ -77,7 +83,9 @@ FUNCTIONS = {
 def test_function_matches_brute_force_with_any_ties(name: str) -> None:
     rng = random.Random(name)
     for case in range(30):
-        docs = make_documents(case, num_queries=1, max_docs=12, ties="any", graded=name in GRADED, logits=case % 3 == 0)
+        docs = make_documents(
+            case, num_queries=1, max_docs=12, ties="any", graded=name in GRADED, logits=case % 3 == 0
+        )
         k = rng.choice([None, 1, 2, 5, 40])
         pairs = list(zip(docs.preds.tolist(), docs.target.tolist()))
         ours = getattr(lm_functional, name)(docs.preds, docs.target, top_k=k)
@@ -115,7 +123,9 @@ def test_ndcg_matches_sklearn_per_query(graded) -> None:
     docs = make_documents(3, num_queries=150, max_docs=15, ties="any", graded=graded)
     for k in (None, 1, 3, 10):
         for preds, target in _per_query(docs):
-            ours = lm_functional.retrieval_normalized_dcg(torch.from_numpy(preds), torch.from_numpy(target), top_k=k)
+            ours = lm_functional.retrieval_normalized_dcg(
+                torch.from_numpy(preds), torch.from_numpy(target), top_k=k
+            )
             expected = ndcg_score(target[None], preds[None], k=k)
             assert ours.item() == pytest.approx(expected, rel=1e-5, abs=1e-6)
 
@@ -140,8 +150,12 @@ def test_auroc_matches_sklearn_per_query(max_fpr) -> None:
     checked = 0
     for preds, target in _per_query(docs):
         if 0 < target.sum() < len(target):
-            ours = lm_functional.retrieval_auroc(torch.from_numpy(preds), torch.from_numpy(target), max_fpr=max_fpr)
-            assert ours.item() == pytest.approx(roc_auc_score(target, preds, max_fpr=max_fpr), rel=1e-5, abs=1e-6)
+            ours = lm_functional.retrieval_auroc(
+                torch.from_numpy(preds), torch.from_numpy(target), max_fpr=max_fpr
+            )
+            assert ours.item() == pytest.approx(
+                roc_auc_score(target, preds, max_fpr=max_fpr), rel=1e-5, abs=1e-6
+            )
             checked += 1
     assert checked > 50
 
@@ -161,8 +175,12 @@ def test_modular_means_of_sklearn_values() -> None:
     auroc, ndcg = lm_retrieval.RetrievalAUROC(), lm_retrieval.RetrievalNormalizedDCG(top_k=5)
     auroc.update(preds, target > 0, indexes=indexes)
     ndcg.update(preds, target, indexes=indexes)
-    assert auroc.compute().item() == pytest.approx(np.mean([roc_auc_score(t > 0, p) for p, t in rows]), rel=1e-5)
-    assert ndcg.compute().item() == pytest.approx(np.mean([ndcg_score(t[None], p[None], k=5) for p, t in rows]), rel=1e-5)
+    assert auroc.compute().item() == pytest.approx(
+        np.mean([roc_auc_score(t > 0, p) for p, t in rows]), rel=1e-5
+    )
+    assert ndcg.compute().item() == pytest.approx(
+        np.mean([ndcg_score(t[None], p[None], k=5) for p, t in rows]), rel=1e-5
+    )
 
 
 # ------------------------------------------------------------------------------ order invariance

@@ -78,7 +78,9 @@ def test_class_matches_torchmetrics(name: str, case: int) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ours = _run(getattr(lm_retrieval, name)(**kwargs), batches, skip_empty=False)
-        theirs = _run(getattr(tm_retrieval, name)(**kwargs), batches, skip_empty=kwargs["ignore_index"] is not None)
+        theirs = _run(
+            getattr(tm_retrieval, name)(**kwargs), batches, skip_empty=kwargs["ignore_index"] is not None
+        )
     assert ours[0] == theirs[0], f"{name}({kwargs}): ours {ours}, torchmetrics {theirs}"
     if ours[0] == "error":
         assert kwargs["empty_target_action"] == "error" and "`empty_target_action`" in ours[1]

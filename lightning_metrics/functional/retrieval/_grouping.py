@@ -142,7 +142,10 @@ def rank_queries(indexes: Tensor, preds: Tensor, target: Tensor) -> RankedQuerie
     query = new_query.long().cumsum(0) - 1
     starts = new_query.nonzero().squeeze(1)
     if starts.numel() > _MAX_QUERIES:
-        raise ValueError(f"Argument `indexes` holds {starts.numel()} distinct queries; at most {_MAX_QUERIES} are supported")
+        raise ValueError(
+            f"Argument `indexes` holds {starts.numel()} distinct queries; "
+            f"at most {_MAX_QUERIES} are supported"
+        )
     key = (query << (_SCORE_BITS + 1)) | (_ordered_bits(preds) << 1) | (target > 0).long()
     # equal keys are equal (query, score, relevance): their order changes no measure
     within = torch.sort(key, stable=True).indices  # the stable int64 sort is the fastest on CPU

@@ -44,7 +44,9 @@ def check_adaptive_k(adaptive_k: Any) -> None:
 
 
 def check_max_fpr(max_fpr: Any) -> None:
-    ok = max_fpr is None or (isinstance(max_fpr, (int, float)) and not isinstance(max_fpr, bool) and 0 < max_fpr <= 1)
+    ok = max_fpr is None or (
+        isinstance(max_fpr, (int, float)) and not isinstance(max_fpr, bool) and 0 < max_fpr <= 1
+    )
     if not ok:
         raise ValueError(f"Argument `max_fpr` should be a float in range (0, 1] or None, got {max_fpr!r}")
 
@@ -87,7 +89,9 @@ def _check_dtypes(preds: Tensor, target: Tensor) -> None:
     if not preds.is_floating_point():
         raise ValueError(f"Argument `preds` must be a tensor of floats, got {preds.dtype}")
     if target.is_complex():
-        raise ValueError(f"Argument `target` must be a tensor of booleans, integers or floats, got {target.dtype}")
+        raise ValueError(
+            f"Argument `target` must be a tensor of booleans, integers or floats, got {target.dtype}"
+        )
 
 
 def _raise_not_binary(target: Tensor, bad: Tensor, name: str) -> None:
@@ -110,10 +114,13 @@ def format_query(
     _check_tensor("target", target)
     if preds.shape != target.shape:
         raise ValueError(
-            f"Arguments `preds` and `target` must have the same shape, got {tuple(preds.shape)} and {tuple(target.shape)}"
+            "Arguments `preds` and `target` must have the same shape, got "
+            f"{tuple(preds.shape)} and {tuple(target.shape)}"
         )
     if preds.numel() == 0 or preds.ndim == 0:
-        raise ValueError(f"Arguments `preds` and `target` must be non-empty and non-scalar, got shape {tuple(preds.shape)}")
+        raise ValueError(
+            f"Arguments `preds` and `target` must be non-empty and non-scalar, got shape {tuple(preds.shape)}"
+        )
     _check_dtypes(preds, target)
     if not allow_non_binary_target and target.dtype != torch.bool:
         bad = _not_binary(target)

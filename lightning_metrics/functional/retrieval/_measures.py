@@ -80,7 +80,9 @@ def precision(ranked: RankedQueries, top_k: Optional[int], adaptive_k: bool) -> 
 
 def recall(ranked: RankedQueries, top_k: Optional[int]) -> Tensor:
     """Retrieved relevant documents among the top k, divided by all relevant documents."""
-    return _ratio(ranked.query_sum(_retrieved_relevant(ranked, top_k)), ranked.query_sum(ranked.target.to(F64)))
+    return _ratio(
+        ranked.query_sum(_retrieved_relevant(ranked, top_k)), ranked.query_sum(ranked.target.to(F64))
+    )
 
 
 def fall_out(ranked: RankedQueries, top_k: Optional[int]) -> Tensor:
@@ -154,7 +156,9 @@ def dcg(ranked: RankedQueries, top_k: Optional[int]) -> Tensor:
         count = ranked.per_document(ranked.query_sum(nan))
         position = torch.where(nan, position + ranked.per_document(ranked.sizes) - count, position - count)
     group, first = ranked.tie_groups(ranked.preds)
-    totals = torch.zeros(first.numel(), dtype=F64, device=group.device).index_add_(0, group, ranked.target.to(F64))
+    totals = torch.zeros(first.numel(), dtype=F64, device=group.device).index_add_(
+        0, group, ranked.target.to(F64)
+    )
     counts = torch.bincount(group, minlength=first.numel()).to(F64)
     return ranked.query_sum((totals / counts)[group] * _discounts(ranked, top_k, position))
 

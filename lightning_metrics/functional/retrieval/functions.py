@@ -93,8 +93,10 @@ def retrieval_precision(
     >>> preds, target = torch.tensor([0.9, 0.3, 0.6]), torch.tensor([1, 1, 0])
     >>> retrieval_precision(preds, target, top_k=2)
     tensor(0.5000)
-    >>> retrieval_precision(preds, target, top_k=5), retrieval_precision(preds, target, top_k=5, adaptive_k=True)
-    (tensor(0.4000), tensor(0.6667))
+    >>> retrieval_precision(preds, target, top_k=5)
+    tensor(0.4000)
+    >>> retrieval_precision(preds, target, top_k=5, adaptive_k=True)
+    tensor(0.6667)
     """
     preds, target = format_query(preds, target, name="retrieval_precision")
     check_adaptive_k(adaptive_k)
