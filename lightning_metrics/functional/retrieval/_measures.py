@@ -34,10 +34,6 @@ def _within(ranked: RankedQueries, k: Optional[Tensor | int]) -> Tensor:
     return ranked.rank < k
 
 
-def _relevant(ranked: RankedQueries) -> Tensor:
-    return ranked.relevant
-
-
 def _retrieved_relevant(ranked: RankedQueries, top_k: Optional[Tensor | int]) -> Tensor:
     """Relevant, positively scored and within the top k (torchmetrics 1.9's hits for AP/MRR/P/R)."""
     hits = ranked.relevant & ranked.positively_scored
@@ -87,18 +83,18 @@ def recall(ranked: RankedQueries, top_k: Optional[int]) -> Tensor:
 
 def fall_out(ranked: RankedQueries, top_k: Optional[int]) -> Tensor:
     """Non-relevant documents among the top k, divided by all non-relevant documents."""
-    negative = ~_relevant(ranked)
+    negative = ~ranked.relevant
     return _ratio(ranked.query_sum(negative & _within(ranked, top_k)), ranked.query_sum(negative))
 
 
 def hit_rate(ranked: RankedQueries, top_k: Optional[int]) -> Tensor:
     """1 if a relevant document is among the top k, else 0."""
-    return (ranked.query_sum(_relevant(ranked) & _within(ranked, top_k)) > 0).to(F64)
+    return (ranked.query_sum(ranked.relevant & _within(ranked, top_k)) > 0).to(F64)
 
 
 def r_precision(ranked: RankedQueries) -> Tensor:
     """Precision at R, the number of relevant documents of the query."""
-    relevant = _relevant(ranked)
+    relevant = ranked.relevant
     count = ranked.query_sum(relevant)
     return _ratio(ranked.query_sum(relevant & _within(ranked, count)), count)
 
@@ -127,9 +123,10 @@ def ideal_dcg(ranked: RankedQueries, top_k: Optional[int]) -> Tensor:
         return torch.zeros(ranked.num_queries, dtype=F64, device=target.device)
     low, high = torch.aminmax(target)
     low, high, integral = torch.stack([low, high, (target == target.round()).all().to(low)]).tolist()
-    if not (integral and high - low < _MAX_GRADE_LEVELS):
+    levels = int(high - low) + 1 if integral and high - low < _MAX_GRADE_LEVELS else 0
+    # the (query, grade) table must stay small against the documents, or the sort is cheaper
+    if not (levels and ranked.num_queries * levels <= 4 * target.numel()):
         return ranked.query_sum(rank_by_target(ranked).to(F64) * _discounts(ranked, top_k))
-    levels = int(high - low) + 1
     level = (target - low).long()
     counts = torch.bincount(ranked.query * levels + level, minlength=ranked.num_queries * levels)
     counts = counts.view(ranked.num_queries, levels)
@@ -178,7 +175,7 @@ def auroc(ranked: RankedQueries, top_k: Optional[int], max_fpr: Optional[float])
     to that false positive rate is McClish-standardised.
     """
     selected = _within(ranked, top_k)
-    relevant = _relevant(ranked)
+    relevant = ranked.relevant
     positive, negative = relevant & selected, ~relevant & selected
     pos_total, neg_total = ranked.query_sum(positive).to(F64), ranked.query_sum(negative).to(F64)
     outside = selected & ~((ranked.preds >= 0) & (ranked.preds <= 1))
