@@ -8,7 +8,8 @@ value is computed once per state tensor and reused; outside it, :func:`derived` 
 A value is keyed by the state tensor's identity and its version counter, so an in-place change of
 the state (an ``update`` in between) is never served a stale value, and the scope holds its
 tensors only while it is open. (Inference tensors have no version counter: they are keyed by
-identity alone.)
+identity alone.) A ``cat`` state that is still a list of tensors is keyed by the list's identity and
+the identity and version of each item, so an appended batch is never served a stale value either.
 
 >>> import torch
 >>> calls = []
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional, Union
 
 from torch import Tensor
 
@@ -48,11 +49,12 @@ def shared_derivations() -> Iterator[None]:
         _SCOPE.reset(token)
 
 
-def derived(tag: str, state: Tensor, fn: Callable[[Tensor], Any]) -> Any:
+def derived(tag: str, state: Union[Tensor, list], fn: Callable[[Any], Any]) -> Any:
     """``fn(state)``, shared with other readers of the same ``state`` inside :func:`shared_derivations`.
 
     ``tag`` names the derivation (one state may have several). ``fn`` must not change ``state``,
-    and its readers must not change what it returns.
+    and its readers must not change what it returns. ``state`` is a tensor or a list of tensors
+    (a ``cat`` state before it is synced).
     """
     scope = _SCOPE.get()
     if scope is None:
@@ -63,11 +65,14 @@ def derived(tag: str, state: Tensor, fn: Callable[[Tensor], Any]) -> Any:
     if hit is not None and hit[1] == version:
         return hit[2]
     value = fn(state)
-    scope[key] = (state, version, value)
+    # the entry keeps ``state`` (and a list's current items) alive: their ids are not reused meanwhile
+    scope[key] = ((state, list(state)) if isinstance(state, list) else state, version, value)
     return value
 
 
-def _version(state: Tensor) -> Optional[int]:
+def _version(state: Union[Tensor, list]) -> Any:
+    if isinstance(state, list):
+        return tuple((id(item), _version(item)) for item in state)
     # inference tensors (made under torch.inference_mode, as in Lightning's evaluation loops) have no
     # version counter; within one scope they are only read, like the others
     return None if state.is_inference() else state._version

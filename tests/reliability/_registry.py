@@ -2,7 +2,7 @@
 
 Shared by the persistence, numerics and fuzz tests. ``ENTRIES`` maps a case id to an :class:`Entry`;
 ``test_persistence`` fails when a public class (``__all__`` of classification, regression,
-aggregation, wrappers, nominal, clustering, segmentation) has no entry and no reason in
+aggregation, wrappers, nominal, clustering, segmentation, retrieval) has no entry and no reason in
 ``EXCLUDED``. Each entry can be built from
 lightning_metrics or from torchmetrics (the oracle): wrappers build their inner metrics from the
 same library.
@@ -16,6 +16,8 @@ from typing import Any, Callable
 
 import torch
 from torch import Tensor
+
+import lightning_metrics.retrieval  # noqa: F401  (makes ``lm.retrieval`` an attribute until the top level lists it)
 
 C = 3  # classes / labels / members of the small cases
 
@@ -199,6 +201,20 @@ SEGMENTATION: dict[str, tuple[str, dict]] = {
     "HausdorffDistance": ("seg_index", dict(num_classes=C, input_format="index")),
 }
 
+RETRIEVAL: dict[str, tuple[str, dict]] = {
+    "RetrievalAUROC": ("retrieval", dict()),
+    "RetrievalFallOut": ("retrieval", dict()),
+    "RetrievalHitRate": ("retrieval", dict(top_k=2)),
+    "RetrievalMAP": ("retrieval", dict()),
+    "RetrievalMRR": ("retrieval", dict()),
+    "RetrievalNormalizedDCG": ("retrieval_graded", dict()),
+    "RetrievalPrecision": ("retrieval", dict(top_k=2)),
+    "RetrievalPrecisionRecallCurve": ("retrieval", dict(max_k=3)),
+    "RetrievalRPrecision": ("retrieval", dict()),
+    "RetrievalRecall": ("retrieval", dict(top_k=2)),
+    "RetrievalRecallAtFixedPrecision": ("retrieval", dict(min_precision=0.5, max_k=3)),
+}
+
 
 def _wrapped(package: str, name: str, **kwargs: Any) -> Callable[[Any], Any]:
     return lambda lib: getattr(getattr(lib, package), name)(**kwargs)
@@ -298,7 +314,7 @@ class Entry:
     """One constructible configuration of a public class."""
 
     key: str
-    package: str  # classification / regression / aggregation / wrappers
+    package: str  # classification / regression / aggregation / wrappers / retrieval
     name: str
     kind: str  # the input kind, see :func:`make_batch`
     kwargs: dict = field(hash=False)
@@ -331,6 +347,7 @@ def _entries() -> dict[str, Entry]:
         ("nominal", NOMINAL),
         ("clustering", CLUSTERING),
         ("segmentation", SEGMENTATION),
+        ("retrieval", RETRIEVAL),
     ):
         for name, (kind, kwargs) in table.items():
             out[name] = Entry(name, package, name, kind, kwargs)
@@ -346,7 +363,7 @@ def public_classes() -> list[str]:
     """``package.Name`` for every class exported by the metric packages."""
     names = []
     for package in ("classification", "regression", "aggregation", "wrappers", "nominal", "clustering",
-                    "segmentation"):
+                    "segmentation", "retrieval"):
         module = importlib.import_module(f"lightning_metrics.{package}")
         names += [f"{package}.{n}" for n in module.__all__ if isinstance(getattr(module, n), type)]
     return names
@@ -411,6 +428,10 @@ def make_batch(kind: str, n: int, gen: torch.Generator, dtype: torch.dtype = tor
             return one_hot, torch.nn.functional.one_hot(target, C).movedim(-1, 1)
         scores = randn(n, C, 4, 5) + 2 * one_hot
         return scores.to(dtype), target
+    if kind in ("retrieval", "retrieval_graded"):  # (preds, target, indexes): 3 sparse query ids
+        indexes = torch.randint(0, 3, (n,), generator=gen) * 1_000_003 - 7
+        target = torch.randint(0, 4 if kind == "retrieval_graded" else 2, (n,), generator=gen)
+        return rand(n).to(dtype), target, indexes
     if kind == "multitask":
         reg_t = randn(n)
         preds = {"cls": rand(n).to(dtype), "reg": (reg_t + randn(n)).to(dtype)}

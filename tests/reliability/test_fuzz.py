@@ -76,6 +76,10 @@ ARGUMENTS: dict[str, Any] = {
     "normalization": st.sampled_from(["mean", "range", "std", "l2"]),
     "nan_strategy": st.sampled_from(["error", "warn", "ignore", 0.0]),
     "window": st.integers(1, 4),
+    "empty_target_action": st.sampled_from(["neg", "pos", "skip", "error"]),
+    "aggregation": st.sampled_from(["mean", "median", "min", "max"]),
+    "adaptive_k": st.booleans(),
+    "max_k": st.sampled_from([None, 1, 3, 10]),
 }
 SIZE_ARGUMENTS = ("num_classes", "num_labels", "num_outputs")  # the data follows these
 
@@ -201,7 +205,12 @@ def _known_deviation(entry: Entry, kwargs: dict, data: list[tuple]) -> bool:
       its float32 running sums leave a rounding residue and a large finite number;
     - generalized Dice when a sample's target lacks a class: its weight is 0 here, where torchmetrics
       fills it from the other samples of the batch (``functional/segmentation/overlap.py``).
+    - retrieval queries with a score shared by relevant and non-relevant documents (NaNs alike):
+      its order among ties is its sort's (topk, argsort) and differs between measures; ours ranks
+      the non-relevant one first, whatever the order documents arrive in.
     """
+    if entry.package == "retrieval" and _retrieval_ties_across_relevance(data, kwargs.get("ignore_index")):
+        return True
     if "NegativePredictiveValue" in entry.name and kwargs.get("zero_division"):
         return True
     if "Multilabel" in entry.name and (kwargs.get("multidim_average"), kwargs.get("average")) == (
@@ -219,6 +228,16 @@ def _known_deviation(entry: Entry, kwargs: dict, data: list[tuple]) -> bool:
         targets = [b[1].reshape(len(b[1]), -1) for b in data if _non_empty(b)]
         return bool(targets) and bool((torch.cat(targets) == targets[0][:1]).all())
     return False
+
+
+def _retrieval_ties_across_relevance(data: list[tuple], ignore_index: Any) -> bool:
+    groups: dict[tuple, set] = {}
+    for preds, target, indexes in (b for b in data if _non_empty(b)):
+        for p, t, i in zip(preds.float().tolist(), target.tolist(), indexes.tolist()):
+            if t != ignore_index:
+                score = "nan" if p != p else p
+                groups.setdefault((i, score), set()).add(t > 0)
+    return any(len(kinds) > 1 for kinds in groups.values())
 
 
 def _check(entry: Entry, kwargs: dict, data: list[tuple], dtype: torch.dtype, fault: str) -> None:
@@ -288,6 +307,7 @@ FAMILIES = {
     "wrappers": _keys("wrappers"),
     # torchmetrics' Hausdorff distance is wrong on non-square images and slow: tests/segmentation covers it
     "segmentation": _keys("segmentation", lambda e: e.kind == "seg_scores"),
+    "retrieval": _keys("retrieval"),
 }
 
 

@@ -54,3 +54,21 @@ def test_inference_tensors_are_shared_by_identity():
         with shared_derivations():
             derived("total", state, _counting(calls)), derived("total", state, _counting(calls))
     assert len(calls) == 1
+
+
+def test_list_states_are_keyed_by_their_items():
+    """A ``cat`` state still a list: an appended item (or another list) is never served a stale value."""
+    calls: list = []
+
+    def total(items: list) -> torch.Tensor:
+        calls.append(1)
+        return torch.cat(items).sum()
+
+    state = [torch.tensor([1, 2])]
+    with shared_derivations():
+        assert derived("total", state, total) == 3
+        assert derived("total", state, total) == 3
+        state.append(torch.tensor([4]))
+        assert derived("total", state, total) == 7
+        assert derived("total", list(state), total) == 7  # an equal list is another state
+    assert len(calls) == 3

@@ -1,0 +1,40 @@
+"""Modular retrieval metrics (torchmetrics names and arguments): ``update(preds, target, indexes)``.
+
+>>> import torch
+>>> from lightning_metrics import MetricCollection
+>>> from lightning_metrics.retrieval import RetrievalMAP, RetrievalNormalizedDCG
+>>> metrics = MetricCollection({"map": RetrievalMAP(), "ndcg": RetrievalNormalizedDCG(top_k=2)})
+>>> metrics.compute_groups  # one state, one ranking per compute
+{0: ['map', 'ndcg']}
+>>> preds, target = torch.tensor([0.9, 0.2, 0.6, 0.7]), torch.tensor([1, 0, 1, 0])
+>>> metrics.update(preds, target, indexes=torch.tensor([5, 5, 9, 9]))
+>>> metrics.compute()
+{'map': tensor(0.7500), 'ndcg': tensor(0.8155)}
+"""
+
+from lightning_metrics.retrieval.curves import RetrievalPrecisionRecallCurve, RetrievalRecallAtFixedPrecision
+from lightning_metrics.retrieval.metrics import (
+    RetrievalAUROC,
+    RetrievalFallOut,
+    RetrievalHitRate,
+    RetrievalMAP,
+    RetrievalMRR,
+    RetrievalNormalizedDCG,
+    RetrievalPrecision,
+    RetrievalRecall,
+    RetrievalRPrecision,
+)
+
+__all__ = [
+    "RetrievalAUROC",
+    "RetrievalFallOut",
+    "RetrievalHitRate",
+    "RetrievalMAP",
+    "RetrievalMRR",
+    "RetrievalNormalizedDCG",
+    "RetrievalPrecision",
+    "RetrievalPrecisionRecallCurve",
+    "RetrievalRPrecision",
+    "RetrievalRecall",
+    "RetrievalRecallAtFixedPrecision",
+]
