@@ -55,3 +55,10 @@ def plot_confusion_matrix(self: Any, val: Any = None, ax: Any = None, add_text: 
     value = self.compute() if val is None else val
     return plotting.plot_confusion_matrix(value, class_names=labels, ax=ax, title=type(self).__name__,
                                           add_text=add_text, cmap=cmap)
+
+
+def plot_curve_without_score(self: Any, curve: Any = None, ax: Any = None) -> Any:
+    """As :func:`plot_curve`, for the curves whose torchmetrics signature takes no ``score``."""
+    from lightning_metrics import plotting
+
+    return plotting.plot_metric(self, val=curve, ax=ax)

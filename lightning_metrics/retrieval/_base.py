@@ -20,6 +20,7 @@ from typing import Hashable
 import torch
 from torch import Tensor
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.functional.retrieval._grouping import RankedQueries, rank_queries
 from lightning_metrics.functional.retrieval._inputs import (
     aggregate,
@@ -41,6 +42,8 @@ class RetrievalMetric(Metric):
     check their own arguments in :meth:`_check_arguments` and compute their per-query values in
     :meth:`_per_query`.
     """
+
+    plot = _plot_methods.plot_value
 
     is_differentiable: bool = False
     higher_is_better: bool = True

@@ -13,6 +13,7 @@ from typing import Any, Callable, Optional, Union
 import torch
 from torch import Tensor
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.functional.retrieval import _measures as measures
 from lightning_metrics.functional.retrieval._grouping import RankedQueries
 from lightning_metrics.functional.retrieval._inputs import (
@@ -71,6 +72,9 @@ class RetrievalPrecisionRecallCurve(RetrievalMetric):
     >>> precision, recall, top_k
     (tensor([1.0000, 0.5000, 0.5000]), tensor([0.7500, 0.7500, 1.0000]), tensor([1, 2, 3]))
     """
+
+    plot = _plot_methods.plot_curve_without_score
+    plot_lower_bound = plot_upper_bound = None
 
     higher_is_better = True
 
@@ -141,6 +145,8 @@ class RetrievalRecallAtFixedPrecision(RetrievalPrecisionRecallCurve):
     >>> RetrievalRecallAtFixedPrecision(min_precision=0.6, max_k=3)(preds, target, indexes=indexes)
     (tensor(0.7500), tensor(1))
     """
+
+    plot = _plot_methods.plot_value
 
     result_names = ("value", "top_k")
 
