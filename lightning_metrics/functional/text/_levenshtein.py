@@ -42,7 +42,9 @@ def _symbol_keys(pattern: Tensor, text: Tensor) -> tuple[Tensor, Tensor, int]:
     symbol; otherwise a row-wise sort numbers each pair's own tokens."""
     batch = pattern.shape[0]
     top = 1 + max((int(t.max()) for t in (pattern, text) if t.numel()), default=0)
-    if batch * top <= TABLE_BUDGET:
+    # a table over the batch's alphabet when it is small next to the tokens (characters);
+    # otherwise (words: ids up to the number of tokens) each pair's own symbols, by a row sort
+    if batch * top <= min(TABLE_BUDGET, 4 * (pattern.numel() + text.numel()) + 4096):
         rows = torch.arange(batch)[:, None] * top
         return rows + pattern.clamp(min=0), rows + text.clamp(min=0), top
     both = torch.cat([pattern, text], 1)
@@ -73,6 +75,42 @@ class _TableMasks:
         return self.table.index_select(0, self.rows[j, :k])
 
 
+def _one_word(masks: _TableMasks, m: Tensor, n: Tensor, steps: int) -> Tensor:
+    """Distances of patterns that fit one word (the usual case for words): the same recurrences
+    as the block loop of :func:`levenshtein`, in place, with the score bits read after the loop."""
+    batch = m.numel()
+    positive = torch.full((batch,), -1, dtype=torch.int64)
+    negative = torch.zeros(batch, dtype=torch.int64)
+    rises = torch.zeros((steps, batch), dtype=torch.int64)
+    falls = torch.zeros((steps, batch), dtype=torch.int64)
+    active = torch.bincount(n, minlength=steps + 1).flip(0).cumsum(0).flip(0).tolist()
+    for j in range(steps):
+        k = active[j + 1]
+        vp, vn = positive[:k], negative[:k]
+        x = masks(j, k)[:, 0]
+        x |= vn
+        d0 = x & vp
+        d0 += vp
+        d0 ^= vp
+        d0 |= x
+        hp = d0 | vp
+        hp.bitwise_not_()
+        hp |= vn
+        hn = vp & d0
+        rises[j, :k] = hp
+        falls[j, :k] = hn
+        hp <<= 1
+        hp |= 1  # the top boundary row rises by one per token
+        hn <<= 1
+        torch.bitwise_or(d0, hp, out=vp)
+        vp.bitwise_not_()
+        vp |= hn
+        torch.bitwise_and(hp, d0, out=vn)
+    shift = (m - 1).clamp(min=0)
+    score = m + ((rises >> shift) & 1).sum(0) - ((falls >> shift) & 1).sum(0)
+    return torch.where(m == 0, n, score)
+
+
 def levenshtein(a: Tensor, a_len: Tensor, b: Tensor, b_len: Tensor) -> Tensor:
     """Exact unit-cost edit distances of the pairs ``(a[i, :a_len[i]], b[i, :b_len[i]])``, int64.
 
@@ -90,15 +128,17 @@ def levenshtein(a: Tensor, a_len: Tensor, b: Tensor, b_len: Tensor) -> Tensor:
     masks = _TableMasks(pattern, m, text, words)
     last_word = ((m - 1).clamp(min=0) // WORD)[:, None]
     last_bit = (m - 1).clamp(min=0) % WORD
+    if words == 1:
+        return torch.empty_like(m).scatter_(0, order, _one_word(masks, m, n, text.shape[1]))
     positive = torch.full((batch, words), -1, dtype=torch.int64)  # vertical deltas +1 (all ones)
     negative = torch.zeros((batch, words), dtype=torch.int64)
     score = m.clone()
+    ones, zeros = torch.ones(batch, dtype=torch.int64), torch.zeros(batch, dtype=torch.int64)
     active = torch.bincount(n, minlength=text.shape[1] + 1).flip(0).cumsum(0).flip(0).tolist()
     for j in range(text.shape[1]):
         k = active[j + 1]  # pairs whose text is longer than j
         step_masks = masks(j, k)
-        carry_p = torch.ones(k, dtype=torch.int64)  # the top boundary row rises by one per token
-        carry_n = torch.zeros(k, dtype=torch.int64)
+        carry_p, carry_n = ones[:k], zeros[:k]  # the top boundary row rises by one per token
         outs_p, outs_n = [], []
         for w in range(words):
             vp, vn = positive[:k, w], negative[:k, w]

@@ -211,6 +211,8 @@ def _lsum_scores(
 def accumulate_scores(scores: Tensor, refs_per_pred: Tensor, accumulate: str) -> Tensor:
     """Per prediction ``(preds, keys, 3)`` float32: the best reference by F-measure, or the mean."""
     preds, width = refs_per_pred.numel(), int(refs_per_pred.max()) if refs_per_pred.numel() else 0
+    if not preds:
+        return scores.new_zeros((0, *scores.shape[1:]))
     grid = torch.zeros((preds * width, *scores.shape[1:]), dtype=scores.dtype)
     cell = segment_ids(refs_per_pred) * width + rank_within(refs_per_pred)
     grid.index_copy_(0, cell, scores)
