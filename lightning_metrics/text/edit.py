@@ -189,7 +189,9 @@ class EditDistance(Metric):
     def compute(self) -> Tensor:
         """Mean (float), sum (int64) or every distance (int32)."""
         if self.reduction in ("none", None):
-            scores = dim_zero_cat(self.edit_scores_list) if self.edit_scores_list else torch.zeros(0)
+            scores = self.edit_scores_list  # a list, or one tensor once synced
+            if isinstance(scores, list):
+                scores = dim_zero_cat(scores) if scores else torch.zeros(0)
             return scores if scores.numel() else torch.tensor(0, dtype=torch.int32, device=self.device)
         if self.reduction == "mean":
             return self.edit_scores / self.num_elements
