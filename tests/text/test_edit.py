@@ -17,7 +17,8 @@ from torchmetrics.functional.text.helper import _LevenshteinEditDistance
 import lightning_metrics.functional.text as F
 import lightning_metrics.text as M
 from lightning_metrics.functional.text._encoding import padded
-from lightning_metrics.functional.text._levenshtein import banded_edit_distance, lcs_length, levenshtein
+from lightning_metrics.functional.text._levenshtein import banded_edit_distance, lcs_length, levenshtein, levenshtein_small
+from lightning_metrics.functional.text import edit as edit_module
 from lightning_metrics.functional.text.edit import edit_counts
 from tests.text._corpora import corpus, edge_cases, real, single_reference
 from tests.text._helpers import assert_same, in_batches
@@ -43,8 +44,11 @@ def _pairs() -> list[tuple[list[str], list[str]]]:
 PAIRS = _pairs()
 
 
+@pytest.mark.parametrize("path", ["pairwise", "batched"])
 @pytest.mark.parametrize(("function", "cls"), RATES, ids=[c for _, c in RATES])
-def test_rates_equal_torchmetrics(function: str, cls: str) -> None:
+def test_rates_equal_torchmetrics(function: str, cls: str, path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both engines: pair by pair on Python integers (small batches) and batched in torch."""
+    monkeypatch.setattr(edit_module, "BATCHED_FROM", {"word": 0, "char": 0} if path == "batched" else {"word": 10**9, "char": 10**9})
     for preds, target in PAIRS:
         assert_same(getattr(F, function)(preds, target), getattr(TF, function)(preds, target), path=str(preds)[:60])
     preds = [p for p, _ in PAIRS for p in p]
@@ -169,7 +173,9 @@ def test_alignment_cores_match_the_plain_programmes(a: list, b: list, substituti
     b = (b * len(a))[: len(a)]
     x, x_len = _batch(a, -1)
     y, y_len = _batch(b, -2)
-    assert levenshtein(x, x_len, y, y_len).tolist() == [_dp(p, q) for p, q in zip(a, b)]
+    expected = [_dp(p, q) for p, q in zip(a, b)]
+    assert levenshtein(x, x_len, y, y_len).tolist() == expected
+    assert levenshtein_small(list(zip(a, b))) == expected
     assert lcs_length(x, x_len, y, y_len).tolist() == [_lcs_dp(p, q) for p, q in zip(a, b)]
     banded = banded_edit_distance(x, x_len, y, y_len, substitution_cost)[0].tolist()
     assert banded == [_LevenshteinEditDistance(q, op_substitute=substitution_cost)(p)[0] for p, q in zip(a, b)]

@@ -17,7 +17,7 @@ their code points, read in one ``encode`` of the joined batch.
 from __future__ import annotations
 
 from array import array
-from itertools import chain
+from itertools import chain, count
 from typing import Iterable, Sequence
 
 import torch
@@ -45,10 +45,10 @@ class Vocabulary:
 
     def encode(self, token_lists: Sequence[Sequence[str]]) -> tuple[Tensor, Tensor]:
         """Flat int64 ids of all tokens (equal strings, equal ids) and the number of tokens per list."""
-        flat = list(chain.from_iterable(token_lists))
-        start = self.next_id
-        self.next_id += len(flat)  # an id is the position of the token's first occurrence
-        return _int64(map(self.ids.setdefault, flat, range(start, start + len(flat)))), lengths_of(token_lists)
+        positions = count(self.next_id)  # an id is the position of the token's first occurrence
+        ids = _int64(map(self.ids.setdefault, chain.from_iterable(token_lists), positions))
+        self.next_id = next(positions)
+        return ids, lengths_of(token_lists)
 
 
 def word_ids(token_lists: Sequence[Sequence[str]], vocab: Vocabulary | None = None) -> tuple[Tensor, Tensor]:

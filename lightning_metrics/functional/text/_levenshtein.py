@@ -6,6 +6,8 @@ Two engines:
   Myers (1999) in Hyyrö's (2003) block form: the longer side of each pair is a bit pattern in
   64-bit words, the other is read token by token, and one step updates every pair of the batch
   with a dozen integer operations per word. Error rates (WER, CER, MER, WIL, WIP) use it.
+- :func:`levenshtein_small` — the same recurrences on Python integers, pair by pair, for small
+  batches (a few hundred pairs), where one batched step costs more in tensor calls than it saves.
 - :func:`banded_edit_distance` — the dynamic programme torchmetrics' ``EditDistance`` and TER
   run (sacrebleu's ``lib_ter``): rows over the prediction, a beam of 25 cells around the
   diagonal (wider for very unequal lengths), a substitution cost, and optionally the edit
@@ -23,6 +25,8 @@ Sequences come padded, ``(batch, length)`` with their true lengths beside them.
 """
 
 from __future__ import annotations
+
+from typing import Sequence
 
 import torch
 from torch import Tensor
@@ -162,6 +166,37 @@ def levenshtein(a: Tensor, a_len: Tensor, b: Tensor, b_len: Tensor) -> Tensor:
         score[:k] += ((hp_last >> last_bit[:k]) & 1) - ((hn_last >> last_bit[:k]) & 1)
     distance = torch.where(m == 0, n, score)
     return torch.empty_like(distance).scatter_(0, order, distance)
+
+
+def levenshtein_small(pairs: Sequence[tuple[Sequence, Sequence]]) -> list[int]:
+    """The same bit-parallel recurrences as :func:`levenshtein`, pair by pair on Python integers
+    (unbounded, so one "word" holds any pattern): for small batches, where a step of the batched
+    version costs more in tensor calls than it saves."""
+    out = []
+    for a, b in pairs:
+        if len(a) > len(b):
+            a, b = b, a
+        m = len(b)
+        if m == 0:
+            out.append(len(a))
+            continue
+        masks: dict = {}
+        for i, token in enumerate(b):
+            masks[token] = masks.get(token, 0) | (1 << i)
+        ones, top = (1 << m) - 1, 1 << (m - 1)
+        vp, vn, score = ones, 0, m
+        get = masks.get
+        for token in a:
+            x = get(token, 0) | vn
+            d0 = (((x & vp) + vp) ^ vp) | x
+            hp = vn | ~(d0 | vp)
+            hn = vp & d0
+            score += 1 if hp & top else -1 if hn & top else 0
+            hp = (hp << 1) | 1
+            vp = ((hn << 1) | ~(d0 | hp)) & ones
+            vn = hp & d0
+        out.append(score)
+    return out
 
 
 _SIGN = -(2**63)
