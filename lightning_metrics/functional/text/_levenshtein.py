@@ -174,6 +174,14 @@ def levenshtein_small(pairs: Sequence[tuple[Sequence, Sequence]]) -> list[int]:
     version costs more in tensor calls than it saves."""
     out = []
     for a, b in pairs:
+        # a common prefix and suffix cost nothing (exact for unit costs) and are common in practice
+        start, limit = 0, min(len(a), len(b))
+        while start < limit and a[start] == b[start]:
+            start += 1
+        end = 0
+        while end < limit - start and a[-1 - end] == b[-1 - end]:
+            end += 1
+        a, b = a[start : len(a) - end], b[start : len(b) - end]
         if len(a) > len(b):
             a, b = b, a
         m = len(b)
