@@ -18,23 +18,14 @@ import argparse
 import random
 import time
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import torch
 
 warnings.filterwarnings("ignore")
 
-WORDS = (
-    "the of and to a in is it you that he was for on are with as I his they be at one have this from or had by "
-    "hot word but what some we can out other were all there when up use your how said an each she which do their "
-    "time if will way about many then them write would like so these her long make thing see him two has look "
-    "more day could go come did number sound no most people my over know water than call first who may down side "
-    "been now find any new work part take get place made live where after back little only round man year came "
-    "show every good me give our under name very through just form sentence great think say help low line differ "
-    "turn cause much mean before move right boy old too same tell does set three want air well also play small end "
-    "put home read hand port large spell add even land here must big high such follow act why ask men change went "
-    "light kind off need house picture try us again animal point mother world near build self earth father"
-).split()
+WORDS = ["the", "of", "and", "to", "a", "in", "is", "it", "you", "that", "he", "was", "for", "on", "are", "with", "as", "I", "his", "they", "be", "at", "one", "have", "this", "from", "or", "had", "by", "hot", "word", "but", "what", "some", "we", "can", "out", "other", "were", "all", "there", "when", "up", "use", "your", "how", "said", "an", "each", "she", "which", "do", "their", "time", "if", "will", "way", "about", "many", "then", "them", "write", "would", "like", "so", "these", "her", "long", "make", "thing", "see", "him", "two", "has", "look", "more", "day", "could", "go", "come", "did", "number", "sound", "no", "most", "people", "my", "over", "know", "water", "than", "call", "first", "who", "may", "down", "side", "been", "now", "find", "any", "new", "work", "part", "take", "get", "place", "made", "live", "where", "after", "back", "little", "only", "round", "man", "year", "came", "show", "every", "good", "me", "give", "our", "under", "name", "very", "through", "just", "form", "sentence", "great", "think", "say", "help", "low", "line", "differ", "turn", "cause", "much", "mean", "before", "move", "right", "boy", "old", "too", "same", "tell", "does", "set", "three", "want", "air", "well", "also", "play", "small", "end", "put", "home", "read", "hand", "port", "large", "spell", "add", "even", "land", "here", "must", "big", "high", "such", "follow", "act", "why", "ask", "men", "change", "went", "light", "kind", "off", "need", "house", "picture", "try", "us", "again", "animal", "point", "mother", "world", "near", "build", "self", "earth", "father"]
 PUNCTUATION = (",", ".", "!", "?", ";", ":")
 
 
@@ -137,7 +128,7 @@ def main() -> None:
             ("WER", lm.WordErrorRate, tm.WordErrorRate, lambda p=preds, t=flat: jiwer.wer(t, p)),
             ("CER", lm.CharErrorRate, tm.CharErrorRate, lambda p=preds, t=flat: jiwer.cer(t, p)),
         ):
-            ours = lambda batch, c=ours_cls, p=preds, t=flat: modular(c, p, t, batch)  # noqa: E731
+            ours = lambda batch, c=ours_cls, p=preds, t=flat: modular(c, p, t, batch)
             add(name, n, ours, modular(theirs_cls, preds, flat, args.batch), ref)
     preds, target = corpus(5_000, 2, seed=5)
     refs_t = [list(r) for r in zip(*target)]

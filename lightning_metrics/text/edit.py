@@ -17,7 +17,7 @@ The error rates hold four int64 counts (edits, reference, prediction and longer 
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any, Literal, Optional
+from typing import Any, Literal
 
 import torch
 from torch import Tensor
@@ -159,7 +159,7 @@ class EditDistance(Metric):
     def __init__(
         self,
         substitution_cost: int = 1,
-        reduction: Optional[Literal["mean", "sum", "none"]] = "mean",
+        reduction: Literal["mean", "sum", "none"] | None = "mean",
         **kwargs: Any,
     ) -> None:
         self._configure(locals())

@@ -9,7 +9,7 @@ tensor(0.3078)
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 import torch
 from torch import Tensor
@@ -58,10 +58,12 @@ class ExtendedEditDistance(Metric):
 
     def update(self, preds: TextInput, target: ReferencesInput) -> None:
         """Score every prediction of the batch and keep the scores."""
-        scores = F.eed_sentence_scores(preds, target, self.language, self.alpha, self.rho, self.deletion, self.insertion)
+        scores = F.eed_sentence_scores(
+            preds, target, self.language, self.alpha, self.rho, self.deletion, self.insertion
+        )
         self.sentence_eed.append(scores.to(self.device))
 
-    def compute(self) -> Union[Tensor, tuple[Tensor, Tensor]]:
+    def compute(self) -> Tensor | tuple[Tensor, Tensor]:
         """The mean sentence score (and every sentence score)."""
         scores = self.sentence_eed
         if isinstance(scores, list):

@@ -10,7 +10,7 @@ tensor(4.)
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any, Optional
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -36,7 +36,7 @@ class Perplexity(Metric):
     total_log_probs: Tensor
     count: Tensor
 
-    def __init__(self, ignore_index: Optional[int] = None, **kwargs: Any) -> None:
+    def __init__(self, ignore_index: int | None = None, **kwargs: Any) -> None:
         self._configure(locals())
 
     def _build(self) -> None:

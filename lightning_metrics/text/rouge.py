@@ -8,8 +8,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-from typing import Any, Callable, Literal, Optional, Sequence, Union
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, Literal
 
 import torch
 from torch import Tensor
@@ -42,10 +42,10 @@ class ROUGEScore(Metric):
     def __init__(
         self,
         use_stemmer: bool = False,
-        normalizer: Optional[Callable[[str], str]] = None,
-        tokenizer: Optional[Callable[[str], Sequence[str]]] = None,
+        normalizer: Callable[[str], str] | None = None,
+        tokenizer: Callable[[str], Sequence[str]] | None = None,
         accumulate: Literal["avg", "best"] = "best",
-        rouge_keys: Union[str, tuple[str, ...]] = ("rouge1", "rouge2", "rougeL", "rougeLsum"),
+        rouge_keys: str | tuple[str, ...] = ("rouge1", "rouge2", "rougeL", "rougeLsum"),
         **kwargs: Any,
     ) -> None:
         self._configure(locals())
@@ -59,11 +59,13 @@ class ROUGEScore(Metric):
             F._nltk()  # the optional dependency, named now rather than at the first update
         self.stemmer = F.porter_stemmer() if self.use_stemmer else None
         # rows: keys; columns: F-measure, precision, recall
-        self.add_state("score_sums", torch.zeros((len(self.rouge_keys), 3), dtype=torch.float64), dist_reduce_fx="sum")
+        self.add_state(
+            "score_sums", torch.zeros((len(self.rouge_keys), 3), dtype=torch.float64), dist_reduce_fx="sum"
+        )
         self.add_state("num_sentences", torch.tensor(0, dtype=torch.int64), dist_reduce_fx="sum")
 
     @property
-    def statistic_spec(self) -> Optional[Hashable]:
+    def statistic_spec(self) -> Hashable | None:
         if self.normalizer is not None or self.tokenizer is not None:
             return None  # callables: no way to tell two configurations apart
         return ("rouge", self.rouge_keys, self.accumulate, self.use_stemmer)

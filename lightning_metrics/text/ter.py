@@ -9,7 +9,7 @@ tensor(0.1538)
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any, Union
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -71,7 +71,13 @@ class TranslationEditRate(Metric):
     def update(self, preds: TextInput, target: ReferencesInput) -> None:
         """Add the batch's edits and reference lengths (and keep its sentence scores)."""
         edits, length, sentence = F.ter_statistics(
-            preds, target, self.normalize, self.no_punctuation, self.lowercase, self.asian_support, self.convention
+            preds,
+            target,
+            self.normalize,
+            self.no_punctuation,
+            self.lowercase,
+            self.asian_support,
+            self.convention,
         )
         device = self.total_num_edits.device
         self.total_num_edits = self.total_num_edits + edits.sum().to(device)
@@ -79,7 +85,7 @@ class TranslationEditRate(Metric):
         if self.return_sentence_level_score:
             self.sentence_ter.append(sentence.to(device))
 
-    def compute(self) -> Union[Tensor, tuple[Tensor, Tensor]]:
+    def compute(self) -> Tensor | tuple[Tensor, Tensor]:
         """The corpus TER (and every sentence score)."""
         score = F.ter_from_statistics(self.total_num_edits, self.total_tgt_len)
         if self.return_sentence_level_score:

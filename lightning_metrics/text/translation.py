@@ -15,7 +15,7 @@ tensor(0.7836)
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from typing import Any, Optional, Union
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -45,14 +45,14 @@ class BLEUScore(_TranslationMetric):
     tensor(0.7598)
     """
 
-    _tokenize: Optional[str] = None
+    _tokenize: str | None = None
     preds_len: Tensor
     target_len: Tensor
     numerator: Tensor
     denominator: Tensor
 
     def __init__(
-        self, n_gram: int = 4, smooth: bool = False, weights: Optional[Sequence[float]] = None, **kwargs: Any
+        self, n_gram: int = 4, smooth: bool = False, weights: Sequence[float] | None = None, **kwargs: Any
     ) -> None:
         self._configure(locals())
 
@@ -100,10 +100,10 @@ class SacreBLEUScore(BLEUScore):
     def __init__(
         self,
         n_gram: int = 4,
-        smooth: Union[bool, str] = False,
+        smooth: bool | str = False,
         tokenize: TokenizeName = "13a",
         lowercase: bool = False,
-        weights: Optional[Sequence[float]] = None,
+        weights: Sequence[float] | None = None,
         convention: B.Convention = "torchmetrics",
         **kwargs: Any,
     ) -> None:
@@ -171,7 +171,7 @@ class CHRFScore(_TranslationMetric):
         if self.return_sentence_level_score:
             self.sentence_chrf_score.append(sentence.to(self.ngram_stats.device))
 
-    def compute(self) -> Union[Tensor, tuple[Tensor, Tensor]]:
+    def compute(self) -> Tensor | tuple[Tensor, Tensor]:
         """The corpus chrF (and every sentence score)."""
         score = C.chrf_from_statistics(self.ngram_stats, self.n_char_order, self.beta, self.convention)
         if self.return_sentence_level_score:

@@ -9,23 +9,39 @@ from __future__ import annotations
 
 import random
 
-WORDS = (
-    "the cat sat on a mat The Cat dog ran fast quick brown fox jumps over lazy running runs cats "
-    "é über naïve café 中文 日本語 한국어 , . ! ? ; 3.5 1,000 don't it's U.S. e.g. (x) \"quoted\" - -- &amp; İ ß"
-).split()
+WORDS = ["the", "cat", "sat", "on", "a", "mat", "The", "Cat", "dog", "ran", "fast", "quick", "brown", "fox", "jumps", "over", "lazy", "running", "runs", "cats", "é", "über", "naïve", "café", "中文", "日本語", "한국어", ",", ".", "!", "?", ";", "3.5", "1,000", "don't", "it's", "U.S.", "e.g.", "(x)", '"quoted"', "-", "--", "&amp;", "İ", "ß"]
 
 REAL = [
-    ("The quick brown fox jumps over the lazy dog.", ["A quick brown fox jumped over the lazy dog.", "The fast brown fox leaps over the lazy dog."]),
-    ("It is a guide to action which ensures that the military always obeys the commands of the party.",
-     ["It is a guide to action that ensures that the military will forever heed Party commands.",
-      "It is the guiding principle which guarantees the military forces always being under the command of the Party."]),
-    ("He read the book because he was interested in world history.", ["He was interested in world history because he read the book."]),
-    ("The meeting was postponed until next Tuesday, at 3.30 p.m.", ["The meeting has been moved to next Tuesday at 3:30 pm."]),
+    (
+        "The quick brown fox jumps over the lazy dog.",
+        ["A quick brown fox jumped over the lazy dog.", "The fast brown fox leaps over the lazy dog."],
+    ),
+    (
+        "It is a guide to action which ensures that the military always obeys the commands of the party.",
+        [
+            "It is a guide to action that ensures that the military will forever heed Party commands.",
+            "It is the guiding principle which guarantees the military forces always being under the command of the Party.",
+        ],
+    ),
+    (
+        "He read the book because he was interested in world history.",
+        ["He was interested in world history because he read the book."],
+    ),
+    (
+        "The meeting was postponed until next Tuesday, at 3.30 p.m.",
+        ["The meeting has been moved to next Tuesday at 3:30 pm."],
+    ),
     ("I don't think that's what she meant!", ["I do not think that is what she meant."]),
-    ("Prices rose by 2.5% in October, the fastest pace since 2008.", ["In October prices rose 2.5 %, the fastest rate since 2008."]),
+    (
+        "Prices rose by 2.5% in October, the fastest pace since 2008.",
+        ["In October prices rose 2.5 %, the fastest rate since 2008."],
+    ),
     ("Das ist ein Test über die Übersetzung.", ["Dies ist ein Test der Übersetzung."]),
     ("我 爱 北京 天安门", ["我 喜欢 北京 天安门"]),
-    ("Dr. Smith arrived at 10 a.m., e.g. before the U.S. delegation.", ["Dr. Smith came at 10 am, before the U.S. delegation."]),
+    (
+        "Dr. Smith arrived at 10 a.m., e.g. before the U.S. delegation.",
+        ["Dr. Smith came at 10 am, before the U.S. delegation."],
+    ),
     ("the the the the the the the", ["the cat is on the mat", "there is a cat on the mat"]),
 ]
 
@@ -60,7 +76,9 @@ def corpus(seed: int, n: int = 8, max_refs: int = 3, high: int = 12) -> tuple[li
     preds = []
     for refs in target:
         r = rng.random()
-        preds.append(refs[0] if r < 0.15 else noisy(rng, rng.choice(refs)) if r < 0.75 else sentence(rng, 0, high))
+        preds.append(
+            refs[0] if r < 0.15 else noisy(rng, rng.choice(refs)) if r < 0.75 else sentence(rng, 0, high)
+        )
     return preds, target
 
 
@@ -75,7 +93,10 @@ def edge_cases() -> list[tuple[list[str], list[list[str]]]]:
         (["über café naïve"], [["uber cafe naive", "über café"]]),
         (["中文 日本語", "한국어"], [["中文"], ["한국어 한국어"]]),
         (["a , b . c !"], [["a, b. c!"]]),
-        ([" ".join(["w%d" % (i % 37) for i in range(150)])], [[" ".join(["w%d" % (i % 41) for i in range(140)])]]),
+        (
+            [" ".join([f"w{i % 37}" for i in range(150)])],
+            [[" ".join([f"w{i % 41}" for i in range(140)])]],
+        ),
         (["the the the"], [["the", "the the the the"]]),
     ]
 

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import torch
 from torch import Tensor
 
 
-def assert_same(ours: Any, oracle: Any, rtol: float = 1e-6, atol: float = 1e-7, dtypes: bool = True, path: str = "") -> None:
+def assert_same(
+    ours: Any, oracle: Any, rtol: float = 1e-6, atol: float = 1e-7, dtypes: bool = True, path: str = ""
+) -> None:
     """Same structure, shapes and (unless ``dtypes=False``) dtypes; values within tolerance, NaN equal NaN."""
     if isinstance(oracle, dict):
-        assert isinstance(ours, dict) and list(ours) == list(oracle), f"{path}: keys {list(ours)} != {list(oracle)}"
+        assert isinstance(ours, dict) and list(ours) == list(oracle), (
+            f"{path}: keys {list(ours)} != {list(oracle)}"
+        )
         for key in oracle:
             assert_same(ours[key], oracle[key], rtol, atol, dtypes, f"{path}[{key}]")
         return
@@ -26,7 +31,13 @@ def assert_same(ours: Any, oracle: Any, rtol: float = 1e-6, atol: float = 1e-7, 
     if dtypes:
         assert ours.dtype == oracle.dtype, f"{path}: dtype {ours.dtype} != {oracle.dtype}"
     torch.testing.assert_close(
-        ours.double(), oracle.double(), rtol=rtol, atol=atol, equal_nan=True, check_dtype=False, msg=lambda m: f"{path}: {m}"
+        ours.double(),
+        oracle.double(),
+        rtol=rtol,
+        atol=atol,
+        equal_nan=True,
+        check_dtype=False,
+        msg=lambda m: f"{path}: {m}",
     )
 
 

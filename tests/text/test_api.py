@@ -52,11 +52,19 @@ def test_class_attributes_match_torchmetrics(name: str) -> None:
         if (name, attribute) in ATTRIBUTE_EXCEPTIONS:
             assert getattr(getattr(M, name), attribute) is True
             continue
-        assert getattr(getattr(M, name), attribute, None) == getattr(getattr(TM, name), attribute, None), (name, attribute)
+        assert getattr(getattr(M, name), attribute, None) == getattr(getattr(TM, name), attribute, None), (
+            name,
+            attribute,
+        )
 
 
 def test_every_public_object_has_a_runnable_example() -> None:
-    missing = [n for module in (M, F) for n in module.__all__ if ">>>" not in (inspect.getdoc(getattr(module, n)) or "")]
+    missing = [
+        n
+        for module in (M, F)
+        for n in module.__all__
+        if ">>>" not in (inspect.getdoc(getattr(module, n)) or "")
+    ]
     assert not missing
 
 
@@ -66,5 +74,7 @@ def test_import_is_light() -> None:
         "heavy = [m for m in ('torchmetrics', 'nltk', 'regex', 'sacrebleu', 'lightning', 'scipy', 'MeCab', 'sentencepiece')"
         " if m in sys.modules]; print(','.join(heavy))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
     assert out.stdout.strip() == ""

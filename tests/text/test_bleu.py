@@ -20,13 +20,21 @@ from tests.text._corpora import corpus, edge_cases, real, rectangular
 from tests.text._helpers import assert_same, in_batches
 
 TOKENIZERS = ("none", "13a", "zh", "intl", "char")
-CORPORA = [corpus(seed, n=10) for seed in range(4)] + [real()] + [c for c in edge_cases() if len(c[0][0]) < 200]
+CORPORA = (
+    [corpus(seed, n=10) for seed in range(4)] + [real()] + [c for c in edge_cases() if len(c[0][0]) < 200]
+)
 
 
-@pytest.mark.parametrize(("n_gram", "smooth", "weights"), [(4, False, None), (2, True, None), (3, False, [0.5, 0.3, 0.2]), (1, True, None), (5, True, None)])
+@pytest.mark.parametrize(
+    ("n_gram", "smooth", "weights"),
+    [(4, False, None), (2, True, None), (3, False, [0.5, 0.3, 0.2]), (1, True, None), (5, True, None)],
+)
 def test_bleu_equals_torchmetrics(n_gram: int, smooth: bool, weights: list | None) -> None:
     for preds, target in CORPORA:
-        assert_same(F.bleu_score(preds, target, n_gram, smooth, weights), TF.bleu_score(preds, target, n_gram, smooth, weights))
+        assert_same(
+            F.bleu_score(preds, target, n_gram, smooth, weights),
+            TF.bleu_score(preds, target, n_gram, smooth, weights),
+        )
     preds = [p for c in CORPORA for p in c[0]]
     target = [t for c in CORPORA for t in c[1]]
     ours = in_batches(M.BLEUScore(n_gram, smooth, weights), preds, target, (3, 8))
@@ -46,7 +54,9 @@ def test_sacrebleu_score_equals_torchmetrics(tokenize: str, lowercase: bool) -> 
     preds = [p for c in CORPORA for p in c[0]]
     target = [t for c in CORPORA for t in c[1]]
     ours = in_batches(M.SacreBLEUScore(tokenize=tokenize, lowercase=lowercase), preds, target, (4, 1, 7))
-    assert_same(ours, in_batches(TM.SacreBLEUScore(tokenize=tokenize, lowercase=lowercase), preds, target, (6,)))
+    assert_same(
+        ours, in_batches(TM.SacreBLEUScore(tokenize=tokenize, lowercase=lowercase), preds, target, (6,))
+    )
 
 
 @pytest.mark.parametrize(("tokenize", "lowercase"), CASES, ids=[f"{t}-{lc}" for t, lc in CASES])
@@ -57,15 +67,19 @@ def test_sacrebleu_convention_equals_sacrebleu(tokenize: str, lowercase: bool) -
             preds, target = corpus(100 + seed, n=12, max_refs=1)
             if refs == 2:
                 target = [t + [corpus(seed, n=1)[0][0]] for t in target]
-            expected = sacrebleu.BLEU(tokenize=tokenize, lowercase=lowercase, smooth_method=method).corpus_score(
-                preds, rectangular(preds, target)
+            expected = sacrebleu.BLEU(
+                tokenize=tokenize, lowercase=lowercase, smooth_method=method
+            ).corpus_score(preds, rectangular(preds, target))
+            ours = F.sacre_bleu_score(
+                preds, target, smooth=method, tokenize=tokenize, lowercase=lowercase, convention="sacrebleu"
             )
-            ours = F.sacre_bleu_score(preds, target, smooth=method, tokenize=tokenize, lowercase=lowercase, convention="sacrebleu")
             assert ours.item() == pytest.approx(expected.score / 100, rel=1e-6, abs=1e-9)
     metric = M.SacreBLEUScore(smooth="exp", tokenize=tokenize, lowercase=lowercase, convention="sacrebleu")
     preds, target = real()
     target = [t[:1] for t in target]
-    expected = sacrebleu.corpus_bleu(preds, rectangular(preds, target), tokenize=tokenize, lowercase=lowercase)
+    expected = sacrebleu.corpus_bleu(
+        preds, rectangular(preds, target), tokenize=tokenize, lowercase=lowercase
+    )
     assert in_batches(metric, preds, target, (3,)).item() == pytest.approx(expected.score / 100, rel=1e-6)
 
 
@@ -77,7 +91,9 @@ def test_divergence_smoothing_and_zero_orders() -> None:
     assert F.sacre_bleu_score(preds, target).item() == 0.0 == TF.sacre_bleu_score(preds, target).item()
     exp = sacrebleu.corpus_bleu(preds, rectangular(preds, target)).score / 100
     assert exp > 0
-    assert F.sacre_bleu_score(preds, target, smooth="exp", convention="sacrebleu").item() == pytest.approx(exp, rel=1e-6)
+    assert F.sacre_bleu_score(preds, target, smooth="exp", convention="sacrebleu").item() == pytest.approx(
+        exp, rel=1e-6
+    )
 
 
 def test_divergence_brevity_penalty_on_equally_close_references() -> None:
@@ -91,7 +107,9 @@ def test_divergence_brevity_penalty_on_equally_close_references() -> None:
     nltk_value = corpus_bleu([[r.split() for r in longer_first[0]]], [preds[0].split()], weights=(0.5, 0.5))
     assert nltk_value == pytest.approx(tm_short, rel=1e-6)
     assert F.bleu_score(preds, longer_first, n_gram=2).item() == pytest.approx(tm_long, rel=1e-6)
-    sb = sacrebleu.BLEU(tokenize="none", smooth_method="none", max_ngram_order=2).corpus_score(preds, rectangular(preds, longer_first))
+    sb = sacrebleu.BLEU(tokenize="none", smooth_method="none", max_ngram_order=2).corpus_score(
+        preds, rectangular(preds, longer_first)
+    )
     ours = F.sacre_bleu_score(preds, longer_first, n_gram=2, tokenize="none", convention="sacrebleu")
     assert ours.item() == pytest.approx(sb.score / 100, rel=1e-6) == pytest.approx(tm_short, rel=1e-6)
 
@@ -102,9 +120,16 @@ def test_divergence_lowercase_before_or_after_tokenizing() -> None:
     'char' tokenizer then splits in two."""
     preds, target = ["İstanbul İzmir"], [["i̇stanbul i̇zmir"]]
     tm_value = TF.sacre_bleu_score(preds, target, tokenize="char", lowercase=True).item()
-    sb_value = sacrebleu.corpus_bleu(preds, rectangular(preds, target), tokenize="char", lowercase=True, smooth_method="none").score / 100
+    sb_value = (
+        sacrebleu.corpus_bleu(
+            preds, rectangular(preds, target), tokenize="char", lowercase=True, smooth_method="none"
+        ).score
+        / 100
+    )
     assert tm_value != pytest.approx(sb_value)
-    assert F.sacre_bleu_score(preds, target, tokenize="char", lowercase=True).item() == pytest.approx(tm_value, rel=1e-6)
+    assert F.sacre_bleu_score(preds, target, tokenize="char", lowercase=True).item() == pytest.approx(
+        tm_value, rel=1e-6
+    )
     ours_sb = F.sacre_bleu_score(preds, target, tokenize="char", lowercase=True, convention="sacrebleu")
     assert ours_sb.item() == pytest.approx(sb_value, rel=1e-6)
 
@@ -112,19 +137,37 @@ def test_divergence_lowercase_before_or_after_tokenizing() -> None:
 # ------------------------------------------------------------------ tokenizers and optional packages
 def test_tokenizers_equal_sacrebleu() -> None:
     lines = [p for c in CORPORA for p in c[0]] + [t for c in CORPORA for g in c[1] for t in g]
-    lines += ["a-\nb", "x &amp; y &lt;z&gt; &quot;q&quot;", "<skipped> 3-4 1,000.5 end.", "foo\u2001bar\u2a6d\u2f81x"]
+    lines += [
+        "a-\nb",
+        "x &amp; y &lt;z&gt; &quot;q&quot;",
+        "<skipped> 3-4 1,000.5 end.",
+        "foo\u2001bar\u2a6d\u2f81x",
+    ]
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
     from sacrebleu.tokenizers.tokenizer_char import TokenizerChar
     from sacrebleu.tokenizers.tokenizer_intl import TokenizerV14International
     from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
 
-    for name, reference in (("13a", Tokenizer13a()), ("zh", TokenizerZh()), ("intl", TokenizerV14International()), ("char", TokenizerChar())):
+    for name, reference in (
+        ("13a", Tokenizer13a()),
+        ("zh", TokenizerZh()),
+        ("intl", TokenizerV14International()),
+        ("char", TokenizerChar()),
+    ):
         ours = tokenizer(name)
         for line in lines:
             assert ours(line).split() == reference(line).split(), (name, line)
 
 
-@pytest.mark.parametrize(("tokenize", "package"), [("ja-mecab", "mecab-python3"), ("ko-mecab", "mecab_ko"), ("flores101", "sentencepiece"), ("flores200", "sentencepiece")])
+@pytest.mark.parametrize(
+    ("tokenize", "package"),
+    [
+        ("ja-mecab", "mecab-python3"),
+        ("ko-mecab", "mecab_ko"),
+        ("flores101", "sentencepiece"),
+        ("flores200", "sentencepiece"),
+    ],
+)
 def test_optional_tokenizers_name_their_package(tokenize: str, package: str) -> None:
     pytest.importorskip("torch")  # the packages are not installed here: the error must name them
     with pytest.raises(ModuleNotFoundError, match=package):

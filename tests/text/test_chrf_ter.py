@@ -17,15 +17,17 @@ from tests.text._helpers import assert_same, in_batches
 # torchmetrics' chrF builds a tensor per n-gram (seconds per hundred sentences): small corpora
 CORPORA = [corpus(seed, n=5, high=8) for seed in range(3)] + [c for c in edge_cases() if len(c[0][0]) < 200]
 CHRF_ARGS = [
-    dict(),
-    dict(n_char_order=3, n_word_order=0, beta=1.0),
-    dict(n_char_order=1, n_word_order=1, lowercase=True),
-    dict(whitespace=True, beta=3.0),
-    dict(n_char_order=4, n_word_order=2, beta=0.5, lowercase=True, whitespace=True),
+    {},
+    {"n_char_order": 3, "n_word_order": 0, "beta": 1.0},
+    {"n_char_order": 1, "n_word_order": 1, "lowercase": True},
+    {"whitespace": True, "beta": 3.0},
+    {"n_char_order": 4, "n_word_order": 2, "beta": 0.5, "lowercase": True, "whitespace": True},
 ]
 
 
-@pytest.mark.parametrize("args", CHRF_ARGS, ids=lambda a: ",".join(f"{k}={v}" for k, v in a.items()) or "default")
+@pytest.mark.parametrize(
+    "args", CHRF_ARGS, ids=lambda a: ",".join(f"{k}={v}" for k, v in a.items()) or "default"
+)
 def test_chrf_equals_torchmetrics(args: dict) -> None:
     for preds, target in CORPORA:
         ours = F.chrf_score(preds, target, **args, return_sentence_level_score=True)
@@ -41,12 +43,14 @@ def test_chrf_of_real_looking_sentences() -> None:
     assert_same(F.chrf_score(preds, target), TF.chrf_score(preds, target))
 
 
-@pytest.mark.parametrize("args", CHRF_ARGS, ids=lambda a: ",".join(f"{k}={v}" for k, v in a.items()) or "default")
+@pytest.mark.parametrize(
+    "args", CHRF_ARGS, ids=lambda a: ",".join(f"{k}={v}" for k, v in a.items()) or "default"
+)
 def test_chrf_sacrebleu_convention_equals_sacrebleu(args: dict) -> None:
-    sb_args = dict(
-        char_order=args.get("n_char_order", 6), word_order=args.get("n_word_order", 2), beta=args.get("beta", 2.0),
-        lowercase=args.get("lowercase", False), whitespace=args.get("whitespace", False),
-    )  # fmt: skip
+    sb_args = {
+        "char_order": args.get("n_char_order", 6), "word_order": args.get("n_word_order", 2), "beta": args.get("beta", 2.0),
+        "lowercase": args.get("lowercase", False), "whitespace": args.get("whitespace", False),
+    }  # fmt: skip
     for seed in range(4):
         for refs in (1, 2):
             preds, target = corpus(50 + seed, n=12, max_refs=1)
@@ -71,7 +75,10 @@ def test_chrf_divergence_causes() -> None:
     """
     preds, target = real()
     target = [t[:1] for t in target]
-    tm_value, sb_value = F.chrf_score(preds, target).item(), F.chrf_score(preds, target, convention="sacrebleu").item()
+    tm_value, sb_value = (
+        F.chrf_score(preds, target).item(),
+        F.chrf_score(preds, target, convention="sacrebleu").item(),
+    )
     assert tm_value == pytest.approx(TF.chrf_score(preds, target).item(), rel=1e-6)
     assert 0 < abs(tm_value - sb_value) < 1e-4  # 2. only the averaging differs on these sentences
     stats, _ = chrf_statistics(preds, target)
@@ -84,12 +91,20 @@ def test_chrf_divergence_causes() -> None:
     sb_stats, _ = chrf_statistics(preds, target, convention="sacrebleu")
     hopeless = [i for i in range(len(preds)) if sentence[i] == 0]
     assert len(hopeless) > 10
-    missing, _ = chrf_statistics([preds[i] for i in hopeless], [target[i] for i in hopeless], convention="sacrebleu")
+    missing, _ = chrf_statistics(
+        [preds[i] for i in hopeless], [target[i] for i in hopeless], convention="sacrebleu"
+    )
     assert (sb_stats[1] - tm_stats[1]).tolist() == missing[1].tolist()  # 1. exactly their reference n-grams
-    assert F.chrf_score(preds, target).item() - F.chrf_score(preds, target, convention="sacrebleu").item() > 0.01
+    assert (
+        F.chrf_score(preds, target).item() - F.chrf_score(preds, target, convention="sacrebleu").item() > 0.01
+    )
     # 3. tabs and newlines
     tab = (["a\tb"], [["ab"]])
-    assert F.chrf_score(*tab, n_word_order=0).item() < 1.0 == F.chrf_score(*tab, n_word_order=0, convention="sacrebleu").item()
+    assert (
+        F.chrf_score(*tab, n_word_order=0).item()
+        < 1.0
+        == F.chrf_score(*tab, n_word_order=0, convention="sacrebleu").item()
+    )
     # 4. a one-character reference has no bigrams: sacrebleu then does not count the prediction's
     assert chrf_statistics(["abc"], [["a"]], 2, 0, convention="sacrebleu")[0][0].tolist() == [3, 0]
     assert chrf_statistics(["abc"], [["a"]], 2, 0)[0][0].tolist() == [3, 2]
@@ -97,16 +112,18 @@ def test_chrf_divergence_causes() -> None:
 
 # ------------------------------------------------------------------ TER
 TER_ARGS = [
-    dict(),
-    dict(normalize=True),
-    dict(no_punctuation=True, lowercase=False),
-    dict(normalize=True, asian_support=True, no_punctuation=True),
-    dict(lowercase=False, asian_support=True),
+    {},
+    {"normalize": True},
+    {"no_punctuation": True, "lowercase": False},
+    {"normalize": True, "asian_support": True, "no_punctuation": True},
+    {"lowercase": False, "asian_support": True},
 ]
 TER_CORPORA = [corpus(seed, n=8, high=14) for seed in range(4)] + [real()] + edge_cases()
 
 
-@pytest.mark.parametrize("args", TER_ARGS, ids=lambda a: ",".join(f"{k}={v}" for k, v in a.items()) or "default")
+@pytest.mark.parametrize(
+    "args", TER_ARGS, ids=lambda a: ",".join(f"{k}={v}" for k, v in a.items()) or "default"
+)
 def test_ter_equals_torchmetrics(args: dict) -> None:
     for preds, target in TER_CORPORA:
         assert_same(
@@ -116,10 +133,15 @@ def test_ter_equals_torchmetrics(args: dict) -> None:
     preds = [p for c in TER_CORPORA for p in c[0]]
     target = [t for c in TER_CORPORA for t in c[1]]
     ours = in_batches(M.TranslationEditRate(**args, return_sentence_level_score=True), preds, target, (3, 7))
-    assert_same(ours, in_batches(TM.TranslationEditRate(**args, return_sentence_level_score=True), preds, target, (5,)))
+    assert_same(
+        ours,
+        in_batches(TM.TranslationEditRate(**args, return_sentence_level_score=True), preds, target, (5,)),
+    )
 
 
-@pytest.mark.parametrize("args", TER_ARGS, ids=lambda a: ",".join(f"{k}={v}" for k, v in a.items()) or "default")
+@pytest.mark.parametrize(
+    "args", TER_ARGS, ids=lambda a: ",".join(f"{k}={v}" for k, v in a.items()) or "default"
+)
 def test_ter_sacrebleu_convention_equals_sacrebleu(args: dict) -> None:
     sb = sacrebleu.TER(
         normalized=args.get("normalize", False), no_punct=args.get("no_punctuation", False),
@@ -130,7 +152,9 @@ def test_ter_sacrebleu_convention_equals_sacrebleu(args: dict) -> None:
         if seed % 2:
             target = [t + [corpus(seed, n=1)[0][0]] for t in target]
         expected = sb.corpus_score(preds, rectangular(preds, target)).score / 100
-        assert F.translation_edit_rate(preds, target, **args, convention="sacrebleu").item() == pytest.approx(expected, rel=1e-6)
+        assert F.translation_edit_rate(preds, target, **args, convention="sacrebleu").item() == pytest.approx(
+            expected, rel=1e-6
+        )
 
 
 def test_ter_divergence_causes() -> None:
@@ -143,8 +167,15 @@ def test_ter_divergence_causes() -> None:
     tm_value = TF.translation_edit_rate(preds, target).item()
     sb_value = sacrebleu.corpus_ter(preds, rectangular(preds, target)).score / 100
     assert F.translation_edit_rate(preds, target).item() == pytest.approx(tm_value, rel=1e-6)
-    assert F.translation_edit_rate(preds, target, convention="sacrebleu").item() == pytest.approx(sb_value, rel=1e-6)
-    swapped = sacrebleu.corpus_ter([target[0][0]], [[preds[0]]]).score / 100 * len(preds[0].split()) / len(target[0][0].split())
+    assert F.translation_edit_rate(preds, target, convention="sacrebleu").item() == pytest.approx(
+        sb_value, rel=1e-6
+    )
+    swapped = (
+        sacrebleu.corpus_ter([target[0][0]], [[preds[0]]]).score
+        / 100
+        * len(preds[0].split())
+        / len(target[0][0].split())
+    )
     assert tm_value == pytest.approx(swapped, rel=1e-6)  # torchmetrics' edits are those of the swapped call
     assert F.translation_edit_rate([""], [["a b"]]).item() == 0.0
     assert F.translation_edit_rate(["a b"], [[""]], convention="sacrebleu").item() == 1.0

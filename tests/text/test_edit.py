@@ -16,9 +16,14 @@ from torchmetrics.functional.text.helper import _LevenshteinEditDistance
 
 import lightning_metrics.functional.text as F
 import lightning_metrics.text as M
-from lightning_metrics.functional.text._encoding import padded
-from lightning_metrics.functional.text._levenshtein import banded_edit_distance, lcs_length, levenshtein, levenshtein_small
 from lightning_metrics.functional.text import edit as edit_module
+from lightning_metrics.functional.text._encoding import padded
+from lightning_metrics.functional.text._levenshtein import (
+    banded_edit_distance,
+    lcs_length,
+    levenshtein,
+    levenshtein_small,
+)
 from lightning_metrics.functional.text.edit import edit_counts
 from tests.text._corpora import corpus, edge_cases, real, single_reference
 from tests.text._helpers import assert_same, in_batches
@@ -46,11 +51,19 @@ PAIRS = _pairs()
 
 @pytest.mark.parametrize("path", ["pairwise", "batched"])
 @pytest.mark.parametrize(("function", "cls"), RATES, ids=[c for _, c in RATES])
-def test_rates_equal_torchmetrics(function: str, cls: str, path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_rates_equal_torchmetrics(
+    function: str, cls: str, path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Both engines: pair by pair on Python integers (small batches) and batched in torch."""
-    monkeypatch.setattr(edit_module, "BATCHED_FROM", {"word": 0, "char": 0} if path == "batched" else {"word": 10**9, "char": 10**9})
+    monkeypatch.setattr(
+        edit_module,
+        "BATCHED_FROM",
+        {"word": 0, "char": 0} if path == "batched" else {"word": 10**9, "char": 10**9},
+    )
     for preds, target in PAIRS:
-        assert_same(getattr(F, function)(preds, target), getattr(TF, function)(preds, target), path=str(preds)[:60])
+        assert_same(
+            getattr(F, function)(preds, target), getattr(TF, function)(preds, target), path=str(preds)[:60]
+        )
     preds = [p for p, _ in PAIRS for p in p]
     target = [t for _, t in PAIRS for t in t]
     ours = in_batches(getattr(M, cls)(), preds, target, (5, 1, 9))
@@ -58,7 +71,9 @@ def test_rates_equal_torchmetrics(function: str, cls: str, path: str, monkeypatc
     assert_same(getattr(F, function)("a b c", "a c"), getattr(TF, function)("a b c", "a c"))  # bare strings
 
 
-@pytest.mark.parametrize(("reduction", "substitution_cost"), [("mean", 1), ("sum", 2), ("none", 0), (None, 3), ("mean", 0)])
+@pytest.mark.parametrize(
+    ("reduction", "substitution_cost"), [("mean", 1), ("sum", 2), ("none", 0), (None, 3), ("mean", 0)]
+)
 def test_edit_distance_equals_torchmetrics(reduction: str, substitution_cost: int) -> None:
     for preds, target in PAIRS[::4]:
         ours = F.edit_distance(preds, target, substitution_cost, reduction)
@@ -128,9 +143,13 @@ def test_mer_wil_wip_differ_from_jiwer_only_by_torchmetrics_definitions(seed: in
     longer = sum(max(len(p.split()), len(t.split())) for p, t in zip(preds, target))
     assert F.match_error_rate(preds, target).item() == pytest.approx(edits / longer, rel=1e-6)
     assert jiwer.mer(target, preds) == pytest.approx(edits / (hits + edits), rel=1e-9)
-    assert F.word_information_preserved(preds, target).item() == pytest.approx((longer - edits) ** 2 / (n_ref * n_hyp), rel=1e-5)
+    assert F.word_information_preserved(preds, target).item() == pytest.approx(
+        (longer - edits) ** 2 / (n_ref * n_hyp), rel=1e-5
+    )
     assert jiwer.wip(target, preds) == pytest.approx(hits**2 / (n_ref * n_hyp), rel=1e-9)
-    assert F.word_information_lost(preds, target).item() == pytest.approx(1 - (longer - edits) ** 2 / (n_ref * n_hyp), rel=1e-5)
+    assert F.word_information_lost(preds, target).item() == pytest.approx(
+        1 - (longer - edits) ** 2 / (n_ref * n_hyp), rel=1e-5
+    )
 
 
 def test_edit_counts_share_one_statistic() -> None:
@@ -178,4 +197,6 @@ def test_alignment_cores_match_the_plain_programmes(a: list, b: list, substituti
     assert levenshtein_small(list(zip(a, b))) == expected
     assert lcs_length(x, x_len, y, y_len).tolist() == [_lcs_dp(p, q) for p, q in zip(a, b)]
     banded = banded_edit_distance(x, x_len, y, y_len, substitution_cost)[0].tolist()
-    assert banded == [_LevenshteinEditDistance(q, op_substitute=substitution_cost)(p)[0] for p, q in zip(a, b)]
+    assert banded == [
+        _LevenshteinEditDistance(q, op_substitute=substitution_cost)(p)[0] for p, q in zip(a, b)
+    ]

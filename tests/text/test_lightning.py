@@ -81,7 +81,7 @@ def test_lists_of_strings_through_the_engine_in_one_process(tmp_path: Path) -> N
         assert logged[key] == pytest.approx(value, rel=1e-6, abs=1e-7), key
 
 
-_SCRIPT = '''
+_SCRIPT = """
 import json, sys
 import lightning.pytorch as L
 import torch
@@ -96,13 +96,17 @@ trainer = L.Trainer(
 trainer.validate(SequenceModel(), DataLoader(TensorDataset(torch.arange(VAL_SIZE)), batch_size=8))
 with open(f"{sys.argv[1]}/rank{trainer.global_rank}.json", "w") as handle:
     json.dump({k: float(v) for k, v in trainer.callback_metrics.items()}, handle)
-'''
+"""
 
 
 def test_lists_of_strings_under_two_process_ddp_drop_the_padding(tmp_path: Path) -> None:
     script = tmp_path / "run.py"
     script.write_text(_SCRIPT)
-    run_script(f"import runpy, sys; sys.argv = ['run.py', {str(tmp_path)!r}]; runpy.run_path({str(script)!r}, run_name='__main__')", tmp_path, timeout=240)
+    run_script(
+        f"import runpy, sys; sys.argv = ['run.py', {str(tmp_path)!r}]; runpy.run_path({str(script)!r}, run_name='__main__')",
+        tmp_path,
+        timeout=240,
+    )
     expected = oracle()
     for rank in (0, 1):
         logged = json.loads((tmp_path / f"rank{rank}.json").read_text())

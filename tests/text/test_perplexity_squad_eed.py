@@ -35,7 +35,9 @@ def test_perplexity_equals_torchmetrics(dtype: torch.dtype, ignore_index: int | 
     for preds, target in batches:
         ours = F.perplexity(preds, target, ignore_index)
         theirs = TF.perplexity(preds, target, ignore_index)
-        if half:  # torchmetrics' softmax runs in half precision; ours in float64: compare with its float64 value
+        if (
+            half
+        ):  # torchmetrics' softmax runs in half precision; ours in float64: compare with its float64 value
             assert ours.dtype == theirs.dtype
             theirs = TF.perplexity(preds.double(), target, ignore_index).to(dtype)
         assert_same(ours, theirs, rtol=rtol)
@@ -55,7 +57,9 @@ def test_perplexity_is_exp_of_the_mean_negative_log_likelihood() -> None:
     # a token whose probability underflows in float32: torchmetrics (softmax, then log) gives inf
     logits = torch.tensor([[[0.0, -200.0]]])
     assert torch.isinf(TF.perplexity(logits, torch.tensor([[1]])))
-    assert F.perplexity(logits, torch.tensor([[1]])).item() == pytest.approx(torch.exp(torch.tensor(200.0)).item(), rel=1e-5)
+    assert F.perplexity(logits, torch.tensor([[1]])).item() == pytest.approx(
+        torch.exp(torch.tensor(200.0)).item(), rel=1e-5
+    )
 
 
 def test_perplexity_is_differentiable() -> None:
@@ -119,7 +123,11 @@ def test_squad_equals_official_formulas_and_torchmetrics(seed: int) -> None:
 
 def test_squad_unanswered_and_empty_answers() -> None:
     preds = [{"prediction_text": "", "id": "a"}, {"prediction_text": "the", "id": "b"}]
-    target = [{"answers": {"text": [""]}, "id": "a"}, {"answers": {"text": ["an"]}, "id": "b"}, {"answers": {"text": ["x"]}, "id": "c"}]
+    target = [
+        {"answers": {"text": [""]}, "id": "a"},
+        {"answers": {"text": ["an"]}, "id": "b"},
+        {"answers": {"text": ["x"]}, "id": "c"},
+    ]
     with pytest.warns(UserWarning, match="Unanswered question c"):
         ours = F.squad(preds, target)
     with pytest.warns(UserWarning):
@@ -127,12 +135,21 @@ def test_squad_unanswered_and_empty_answers() -> None:
 
 
 # ------------------------------------------------------------------ EED
-EED_CORPORA = [corpus(seed, n=6, high=8) for seed in range(3)] + [real()] + [c for c in edge_cases() if all(t for t in c[1])][:8]
+EED_CORPORA = (
+    [corpus(seed, n=6, high=8) for seed in range(3)]
+    + [real()]
+    + [c for c in edge_cases() if all(t for t in c[1])][:8]
+)
 
 
 @pytest.mark.parametrize(
     "args",
-    [dict(), dict(language="ja"), dict(alpha=1.0, rho=0.5, deletion=0.5, insertion=0.7), dict(rho=0.0, deletion=0.0)],
+    [
+        {},
+        {"language": "ja"},
+        {"alpha": 1.0, "rho": 0.5, "deletion": 0.5, "insertion": 0.7},
+        {"rho": 0.0, "deletion": 0.0},
+    ],
     ids=["default", "ja", "weights", "no-coverage"],
 )
 def test_eed_equals_torchmetrics(args: dict) -> None:
@@ -141,7 +158,9 @@ def test_eed_equals_torchmetrics(args: dict) -> None:
             continue  # torchmetrics divides by zero on an empty reference without coverage
         ours = F.extended_edit_distance(preds, target, **args, return_sentence_level_score=True)
         theirs = TF.extended_edit_distance(preds, target, **args, return_sentence_level_score=True)
-        assert_same(ours, (theirs[0], theirs[1].float()), rtol=1e-6)  # its sentence scores are int64 when all are 1
+        assert_same(
+            ours, (theirs[0], theirs[1].float()), rtol=1e-6
+        )  # its sentence scores are int64 when all are 1
     preds = [p for c in EED_CORPORA[:4] for p in c[0]]
     target = [t for c in EED_CORPORA[:4] for t in c[1]]
     ours = in_batches(M.ExtendedEditDistance(**args), preds, target, (2, 5))

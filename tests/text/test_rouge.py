@@ -15,8 +15,8 @@ import torchmetrics.functional.text.rouge as tm_rouge
 import torchmetrics.text as TM
 from rouge_score import rouge_scorer
 
-import lightning_metrics.functional.text.rouge as rouge
 import lightning_metrics.text as M
+from lightning_metrics.functional.text import rouge
 from tests.text._corpora import corpus, edge_cases, real
 from tests.text._helpers import assert_same, in_batches
 
@@ -33,7 +33,12 @@ def _same_sentence_splitter(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 CORPORA = [corpus(seed, n=8) for seed in range(4)] + [real()] + edge_cases()
-KEYS = [("rouge1", "rouge2", "rougeL", "rougeLsum"), ("rouge3", "rouge9"), "rougeL", ("rougeLsum", "rouge4", "rouge1")]
+KEYS = [
+    ("rouge1", "rouge2", "rougeL", "rougeLsum"),
+    ("rouge3", "rouge9"),
+    "rougeL",
+    ("rougeLsum", "rouge4", "rouge1"),
+]
 CASES = list(itertools.product(("best", "avg"), (False, True), range(len(KEYS))))
 
 
@@ -45,15 +50,24 @@ def test_rouge_equals_torchmetrics(accumulate: str, use_stemmer: bool, keys: int
         assert_same(ours, tm_rouge.rouge_score(preds, target, accumulate, use_stemmer, rouge_keys=rouge_keys))
     preds = [p for c in CORPORA for p in c[0]]
     target = [t for c in CORPORA for t in c[1]]
-    args = dict(use_stemmer=use_stemmer, accumulate=accumulate, rouge_keys=rouge_keys)
-    assert_same(in_batches(M.ROUGEScore(**args), preds, target, (3, 8)), in_batches(TM.ROUGEScore(**args), preds, target, (5,)))
+    args = {"use_stemmer": use_stemmer, "accumulate": accumulate, "rouge_keys": rouge_keys}
+    assert_same(
+        in_batches(M.ROUGEScore(**args), preds, target, (3, 8)),
+        in_batches(TM.ROUGEScore(**args), preds, target, (5,)),
+    )
 
 
 def test_rouge_input_layouts_and_custom_tokenization() -> None:
     assert_same(rouge.rouge_score("a b c", "a c"), tm_rouge.rouge_score("a b c", "a c"))
     assert_same(rouge.rouge_score("a b c", ["a c", "b c"]), tm_rouge.rouge_score("a b c", ["a c", "b c"]))
-    assert_same(rouge.rouge_score(["a b", "c"], ["a", "c d"]), tm_rouge.rouge_score(["a b", "c"], ["a", "c d"]))
-    args = dict(normalizer=lambda s: s.upper(), tokenizer=lambda s: list(s.replace(" ", "")), rouge_keys=("rouge1", "rouge2", "rougeL"))
+    assert_same(
+        rouge.rouge_score(["a b", "c"], ["a", "c d"]), tm_rouge.rouge_score(["a b", "c"], ["a", "c d"])
+    )
+    args = {
+        "normalizer": lambda s: s.upper(),
+        "tokenizer": lambda s: list(s.replace(" ", "")),
+        "rouge_keys": ("rouge1", "rouge2", "rougeL"),
+    }
     preds, target = corpus(9, n=6)
     assert_same(rouge.rouge_score(preds, target, **args), tm_rouge.rouge_score(preds, target, **args))
 
@@ -74,7 +88,9 @@ def test_rouge_equals_rouge_score_package(use_stemmer: bool, monkeypatch: pytest
     ours = rouge.rouge_score(preds, target, use_stemmer=use_stemmer, rouge_keys=tuple(keys))
     for key in keys:
         for i, kind in enumerate(("fmeasure", "precision", "recall")):
-            assert ours[f"{key}_{kind}"].item() == pytest.approx(sums[key][i].item() / len(preds), rel=1e-5, abs=1e-6)
+            assert ours[f"{key}_{kind}"].item() == pytest.approx(
+                sums[key][i].item() / len(preds), rel=1e-5, abs=1e-6
+            )
 
 
 def test_rouge_lsum_needs_nltk_data_and_never_downloads(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -88,4 +104,7 @@ def test_rouge_lsum_needs_nltk_data_and_never_downloads(monkeypatch: pytest.Monk
         with pytest.raises(OSError, match="punkt_tab"):
             rouge.rouge_score(["a. b."], [["a. b."]], rouge_keys="rougeLsum")
     else:  # the data is installed: then it is used
-        assert rouge.rouge_score(["a. b."], [["a. b."]], rouge_keys="rougeLsum")["rougeLsum_fmeasure"].item() == 1.0
+        assert (
+            rouge.rouge_score(["a. b."], [["a. b."]], rouge_keys="rougeLsum")["rougeLsum_fmeasure"].item()
+            == 1.0
+        )

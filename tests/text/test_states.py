@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 import torch
@@ -109,8 +110,12 @@ BAD_UPDATES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("factory", "good", "bad", "needles"), [c[1:] for c in BAD_UPDATES], ids=[c[0] for c in BAD_UPDATES])
-def test_bad_update_names_the_argument_and_leaves_the_state(factory: Callable, good: tuple, bad: tuple, needles: tuple) -> None:
+@pytest.mark.parametrize(
+    ("factory", "good", "bad", "needles"), [c[1:] for c in BAD_UPDATES], ids=[c[0] for c in BAD_UPDATES]
+)
+def test_bad_update_names_the_argument_and_leaves_the_state(
+    factory: Callable, good: tuple, bad: tuple, needles: tuple
+) -> None:
     metric, reference = factory(), factory()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -168,7 +173,14 @@ def _shards(rank: int, empty_rank: int | None) -> list[tuple[int, int]]:
 
 
 def _collection() -> MetricCollection:
-    return MetricCollection({"wer": M.WordErrorRate(), "mer": M.MatchErrorRate(), "wip": M.WordInfoPreserved(), "cer": M.CharErrorRate()})
+    return MetricCollection(
+        {
+            "wer": M.WordErrorRate(),
+            "mer": M.MatchErrorRate(),
+            "wip": M.WordInfoPreserved(),
+            "cer": M.CharErrorRate(),
+        }
+    )
 
 
 def _worker(rank: int, world: int) -> dict:

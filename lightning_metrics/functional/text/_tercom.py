@@ -18,14 +18,19 @@ candidates of all of them in another; only the candidate listing is Python, per 
 from __future__ import annotations
 
 from array import array
+from collections.abc import Sequence
 from itertools import chain
-from typing import Sequence
 
 import torch
 from torch import Tensor
 
 from lightning_metrics.functional.text._encoding import padded
-from lightning_metrics.functional.text._levenshtein import OP_DELETE, OP_DIAGONAL, OP_INSERT, banded_edit_distance
+from lightning_metrics.functional.text._levenshtein import (
+    OP_DELETE,
+    OP_DIAGONAL,
+    OP_INSERT,
+    banded_edit_distance,
+)
 
 MAX_SHIFT_DISTANCE = 50
 MAX_CANDIDATES = 1000
@@ -78,7 +83,12 @@ def _shifted(words: list[int], start: int, length: int, target: int) -> list[int
         return words[:target] + words[start : start + length] + words[target:start] + words[start + length :]
     if target > start + length:
         return words[:start] + words[start + length : target] + words[start : start + length] + words[target:]
-    return words[:start] + words[start + length : length + target] + words[start : start + length] + words[length + target :]
+    return (
+        words[:start]
+        + words[start + length : length + target]
+        + words[start : start + length]
+        + words[length + target :]
+    )
 
 
 def _candidates(

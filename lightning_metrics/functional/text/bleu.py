@@ -26,8 +26,8 @@ tensor(0.7598)
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import Callable, Literal, Optional, Union
+from collections.abc import Callable, Sequence
+from typing import Literal
 
 import torch
 from torch import Tensor
@@ -63,7 +63,9 @@ def check_bleu_args(
     if weights is None:
         return [1.0 / n_gram] * n_gram  # type: ignore[operator]
     if not isinstance(weights, Sequence) or isinstance(weights, str) or len(weights) != n_gram:
-        raise ValueError(f"Argument `weights` must be a sequence of `n_gram`={n_gram} floats, got {weights!r}")
+        raise ValueError(
+            f"Argument `weights` must be a sequence of `n_gram`={n_gram} floats, got {weights!r}"
+        )
     return [float(w) for w in weights]
 
 
@@ -72,7 +74,7 @@ def _split(line: str) -> list[str]:
 
 
 def word_tokenizer(
-    tokenize: Optional[str], lowercase: bool, convention: Convention
+    tokenize: str | None, lowercase: bool, convention: Convention
 ) -> Callable[[str], list[str]]:
     """A line to its tokens; ``tokenize=None`` is BLEU's whitespace split."""
     if tokenize is None:
@@ -91,7 +93,7 @@ def bleu_statistics(
     preds: TextInput,
     target: ReferencesInput,
     n_gram: int = 4,
-    tokenize: Optional[str] = None,
+    tokenize: str | None = None,
     lowercase: bool = False,
     convention: Convention = "torchmetrics",
 ) -> Tensor:
@@ -118,7 +120,9 @@ def bleu_statistics(
     return torch.cat([torch.stack([pred_len.sum(), closest.sum()]), matches, totals])
 
 
-def _closest_reference_lengths(pred_len: Tensor, ref_len: Tensor, refs: Tensor, shortest_on_tie: bool) -> Tensor:
+def _closest_reference_lengths(
+    pred_len: Tensor, ref_len: Tensor, refs: Tensor, shortest_on_tie: bool
+) -> Tensor:
     """The length of each prediction's closest reference (first listed, or shortest, on a tie)."""
     if not pred_len.numel():
         return torch.zeros(0, dtype=torch.int64)
@@ -138,7 +142,7 @@ def bleu_from_statistics(
     stats: Tensor,
     n_gram: int,
     weights: Sequence[float],
-    smooth: Union[bool, str] = False,
+    smooth: bool | str = False,
     convention: Convention = "torchmetrics",
 ) -> Tensor:
     """The corpus BLEU (float32) of accumulated statistics, in either convention."""
@@ -156,11 +160,15 @@ def bleu_from_statistics(
     else:
         precision = numerator / denominator
     geometric_mean = torch.exp(torch.sum(torch.tensor(weights, device=device) * torch.log(precision)))
-    brevity = torch.tensor(1.0, device=device) if preds_len > target_len else torch.exp(1 - target_len / preds_len)
+    brevity = (
+        torch.tensor(1.0, device=device) if preds_len > target_len else torch.exp(1 - target_len / preds_len)
+    )
     return brevity * geometric_mean
 
 
-def _sacrebleu_score(stats: Tensor, n_gram: int, weights: Sequence[float], smooth: Union[bool, str]) -> Tensor:
+def _sacrebleu_score(
+    stats: Tensor, n_gram: int, weights: Sequence[float], smooth: bool | str
+) -> Tensor:
     method = ("add-k" if smooth else "none") if isinstance(smooth, bool) else smooth
     value = SACREBLEU_SMOOTHING[method]
     sys_len, ref_len, *rest = (int(v) for v in stats.tolist())
@@ -195,7 +203,7 @@ def bleu_score(
     target: ReferencesInput,
     n_gram: int = 4,
     smooth: bool = False,
-    weights: Optional[Sequence[float]] = None,
+    weights: Sequence[float] | None = None,
 ) -> Tensor:
     """BLEU of whitespace-tokenized predictions against one or more references each.
 
@@ -211,10 +219,10 @@ def sacre_bleu_score(
     preds: TextInput,
     target: ReferencesInput,
     n_gram: int = 4,
-    smooth: Union[bool, str] = False,
+    smooth: bool | str = False,
     tokenize: TokenizeName = "13a",
     lowercase: bool = False,
-    weights: Optional[Sequence[float]] = None,
+    weights: Sequence[float] | None = None,
     convention: Convention = "torchmetrics",
 ) -> Tensor:
     """BLEU with sacrebleu's tokenizers; ``convention="sacrebleu"`` gives sacrebleu's value.

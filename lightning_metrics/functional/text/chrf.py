@@ -26,12 +26,17 @@ tensor(0.8648)
 from __future__ import annotations
 
 from itertools import chain
-from typing import Literal, Union
 
 import torch
 from torch import Tensor
 
-from lightning_metrics.functional.text._encoding import char_ids, lengths_of, rank_within, segment_ids, word_ids
+from lightning_metrics.functional.text._encoding import (
+    char_ids,
+    lengths_of,
+    rank_within,
+    segment_ids,
+    word_ids,
+)
 from lightning_metrics.functional.text._inputs import (
     ReferencesInput,
     TextInput,
@@ -90,8 +95,8 @@ def _mean_fscore(stats: Tensor, n_char_order: int, beta: float) -> Tensor:
     values = stats.to(torch.float32)
     f = _fscores(values[..., MATCH, :], values[..., HYP, :], values[..., REF, :], beta)
     orders = f.shape[-1]
-    char_sum: Union[int, Tensor] = 0
-    word_sum: Union[int, Tensor] = 0
+    char_sum: int | Tensor = 0
+    word_sum: int | Tensor = 0
     for k in range(orders):  # summed in order, as torchmetrics does
         if k < n_char_order:
             char_sum = char_sum + f[..., k]
@@ -177,7 +182,9 @@ def chrf_statistics(
     else:
         scores = torch.where(listed, _mean_fscore(pair_stats, n_char_order, beta), 0.0)
         best = scores.argmax(1) if width else torch.zeros(num_preds, dtype=torch.int64)
-        chosen = scores.gather(1, best[:, None])[:, 0] > 0 if width else torch.zeros(num_preds, dtype=torch.bool)
+        chosen = (
+            scores.gather(1, best[:, None])[:, 0] > 0 if width else torch.zeros(num_preds, dtype=torch.bool)
+        )
     if width:
         best_stats = pair_stats.gather(1, best[:, None, None, None].expand(num_preds, 1, 3, orders))[:, 0]
         best_stats = torch.where(chosen[:, None, None], best_stats, 0)
@@ -208,7 +215,7 @@ def chrf_score(
     whitespace: bool = False,
     return_sentence_level_score: bool = False,
     convention: Convention = "torchmetrics",
-) -> Union[Tensor, tuple[Tensor, Tensor]]:
+) -> Tensor | tuple[Tensor, Tensor]:
     """chrF++ (``n_word_order=2``) or chrF (``n_word_order=0``) of predictions against references.
 
     >>> chrf_score(["the cat is on the mat"], [["a cat is on the mat"]], return_sentence_level_score=True)
@@ -217,7 +224,9 @@ def chrf_score(
     check_chrf_args(n_char_order, n_word_order, beta, convention)
     check_bool("lowercase", lowercase)
     check_bool("whitespace", whitespace)
-    stats, sentence = chrf_statistics(preds, target, n_char_order, n_word_order, beta, lowercase, whitespace, convention)
+    stats, sentence = chrf_statistics(
+        preds, target, n_char_order, n_word_order, beta, lowercase, whitespace, convention
+    )
     score = chrf_from_statistics(stats, n_char_order, beta, convention)
     if return_sentence_level_score and sentence.numel():
         return score, sentence

@@ -18,14 +18,19 @@ tensor(0.3415)
 
 from __future__ import annotations
 
-from typing import Callable, Literal, Optional
+from collections.abc import Callable
+from typing import Literal
 
 import torch
 from torch import Tensor
 
 from lightning_metrics.functional.text._encoding import Vocabulary, char_ids, padded, word_ids
 from lightning_metrics.functional.text._inputs import TextInput, paired_sentences
-from lightning_metrics.functional.text._levenshtein import banded_edit_distance, levenshtein, levenshtein_small
+from lightning_metrics.functional.text._levenshtein import (
+    banded_edit_distance,
+    levenshtein,
+    levenshtein_small,
+)
 from lightning_metrics.utilities.checks import check_choice
 
 Unit = Literal["word", "char"]
@@ -175,7 +180,7 @@ def edit_distances(preds: TextInput, target: TextInput, substitution_cost: int =
     return distance.to(torch.int32)
 
 
-def reduce_edit_distances(total: Tensor, count: Tensor, reduction: Optional[str]) -> Tensor:
+def reduce_edit_distances(total: Tensor, count: Tensor, reduction: str | None) -> Tensor:
     """``mean`` (float) or ``sum`` (int64) of the distances; torchmetrics' int32 zero when there are none."""
     if int(count) == 0:
         return torch.tensor(0, dtype=torch.int32, device=total.device)
@@ -186,7 +191,7 @@ def edit_distance(
     preds: TextInput,
     target: TextInput,
     substitution_cost: int = 1,
-    reduction: Optional[Literal["mean", "sum", "none"]] = "mean",
+    reduction: Literal["mean", "sum", "none"] | None = "mean",
 ) -> Tensor:
     """Levenshtein edit distance between characters of each pair, reduced over the pairs.
 

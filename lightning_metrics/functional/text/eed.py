@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Literal, Union
+from typing import Literal
 
 import torch
 from torch import Tensor
@@ -130,7 +130,7 @@ def extended_edit_distance(
     rho: float = 0.3,
     deletion: float = 0.2,
     insertion: float = 1.0,
-) -> Union[Tensor, tuple[Tensor, Tensor]]:
+) -> Tensor | tuple[Tensor, Tensor]:
     """The mean EED of the predictions (each against its best reference).
 
     >>> extended_edit_distance(["this is the prediction"], [["this is the reference", "this is it"]], return_sentence_level_score=True)

@@ -14,8 +14,6 @@ tensor(5.8540)
 
 from __future__ import annotations
 
-from typing import Optional
-
 import torch
 from torch import Tensor
 
@@ -49,7 +47,9 @@ def _check_inputs(preds: Tensor, target: Tensor) -> None:
         raise TypeError(f"Argument `target` must be an int64 tensor, got {target.dtype}")
 
 
-def perplexity_sums(preds: Tensor, target: Tensor, ignore_index: Optional[int] = None) -> tuple[Tensor, Tensor]:
+def perplexity_sums(
+    preds: Tensor, target: Tensor, ignore_index: int | None = None
+) -> tuple[Tensor, Tensor]:
     """The summed negative log-probability of the targets (float64) and how many were counted (int64).
 
     The log-probabilities are a ``log_softmax`` in float64, so a token whose probability underflows
@@ -78,7 +78,7 @@ def perplexity_from_sums(total: Tensor, count: Tensor, dtype: torch.dtype = torc
     return torch.exp(total / count).to(dtype)
 
 
-def perplexity(preds: Tensor, target: Tensor, ignore_index: Optional[int] = None) -> Tensor:
+def perplexity(preds: Tensor, target: Tensor, ignore_index: int | None = None) -> Tensor:
     """Perplexity of ``preds`` (logits, ``[batch, seq, vocab]``) for the ``target`` tokens ``[batch, seq]``.
 
     >>> import torch

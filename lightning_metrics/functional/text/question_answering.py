@@ -15,7 +15,7 @@ import re
 import string
 import warnings
 from collections import Counter
-from typing import Any, Union
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -123,7 +123,9 @@ def squad_from_sums(f1: Tensor, exact: Tensor, total: Tensor) -> dict[str, Tenso
     }
 
 
-def squad(preds: Union[Prediction, list[Prediction]], target: Union[Target, list[Target]]) -> dict[str, Tensor]:
+def squad(
+    preds: Prediction | list[Prediction], target: Target | list[Target]
+) -> dict[str, Tensor]:
     """SQuAD exact match and F1 (percentages) of predictions against the questions' answers.
 
     >>> squad({"prediction_text": "the Eiffel tower", "id": "q"}, {"answers": {"text": ["Eiffel Tower in Paris"]}, "id": "q"})

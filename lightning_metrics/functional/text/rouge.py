@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any, Callable, Literal, Optional, Sequence, Union
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
 
 import torch
 from torch import Tensor
@@ -32,7 +33,7 @@ from lightning_metrics.functional.text._levenshtein import lcs_length
 from lightning_metrics.functional.text._ngrams import document_ngrams, matches_per_source, tally
 from lightning_metrics.utilities.checks import check_choice
 
-ROUGE_KEYS: dict[str, Union[int, str]] = {f"rouge{n}": n for n in range(1, 10)}
+ROUGE_KEYS: dict[str, int | str] = {f"rouge{n}": n for n in range(1, 10)}
 ROUGE_KEYS.update(rougeL="L", rougeLsum="Lsum")
 SCORE_TYPES = ("fmeasure", "precision", "recall")
 ACCUMULATE = ("avg", "best")
@@ -82,7 +83,7 @@ def _split_sentence(text: str) -> Sequence[str]:
 class _Tokenizer:
     """torchmetrics' ROUGE tokenization: normalise, split, stem words longer than three letters."""
 
-    def __init__(self, stemmer: Any, normalizer: Optional[Callable], tokenizer: Optional[Callable]) -> None:
+    def __init__(self, stemmer: Any, normalizer: Callable | None, tokenizer: Callable | None) -> None:
         self.stemmer, self.normalizer, self.tokenizer = stemmer, normalizer, tokenizer
         self._stems: dict[str, str] = {}
 
@@ -93,7 +94,9 @@ class _Tokenizer:
         return stem
 
     def __call__(self, text: str) -> list[str]:
-        text = self.normalizer(text) if callable(self.normalizer) else _NON_ALPHANUMERIC.sub(" ", text.lower())
+        text = (
+            self.normalizer(text) if callable(self.normalizer) else _NON_ALPHANUMERIC.sub(" ", text.lower())
+        )
         tokens = self.tokenizer(text) if callable(self.tokenizer) else _WHITESPACE.split(text)
         if self.stemmer:
             tokens = [self._stem(x) if len(x) > 3 else x for x in tokens]
@@ -149,7 +152,7 @@ def _lsum_hits(pred_sentences: list[list[int]], target_sentences: list[list[int]
 
 def pair_scores(
     preds: list[str], groups: list[list[str]], keys: tuple[str, ...], tokenize: Callable[[str], list[str]],
-    split_sentences: Optional[Callable[[str], Sequence[str]]] = None,
+    split_sentences: Callable[[str], Sequence[str]] | None = None,
 ) -> Tensor:  # fmt: skip
     """``(pairs, keys, 3)`` float32 scores of every (prediction, reference) pair, in reference order."""
     refs_per_pred = torch.tensor([len(g) for g in groups], dtype=torch.int64)
@@ -169,7 +172,9 @@ def pair_scores(
         sample = torch.cat([torch.arange(len(preds)), owner])
         source = torch.cat([torch.zeros(len(preds), dtype=torch.int64), rank_within(refs_per_pred) + 1])
         sources = int(refs_per_pred.max()) + 1 if pairs else 1
-        matches = matches_per_source(tally(doc, gram, order, sample, source, sources), len(preds), sources, orders[-1])
+        matches = matches_per_source(
+            tally(doc, gram, order, sample, source, sources), len(preds), sources, orders[-1]
+        )
         cell = owner * (sources - 1) + rank_within(refs_per_pred)
         matches = matches.reshape(-1, orders[-1]).index_select(0, cell)
     if "L" in values:
@@ -188,7 +193,7 @@ def pair_scores(
 
 def _lsum_scores(
     preds: list[str], refs: list[str], owner: list[int], tokenize: Callable,
-    split_sentences: Optional[Callable[[str], Sequence[str]]],
+    split_sentences: Callable[[str], Sequence[str]] | None,
 ) -> Tensor:  # fmt: skip
     split = split_sentences or _split_sentence
     vocab: dict[str, int] = {}
@@ -204,7 +209,7 @@ def _lsum_scores(
         hits.append(_lsum_hits(pred_sentences[i], target) if p_len and t_len else 0)
         pred_len.append(p_len)
         ref_len.append(t_len)
-    as_tensor = lambda v: torch.tensor(v, dtype=torch.int64)  # noqa: E731
+    as_tensor = lambda v: torch.tensor(v, dtype=torch.int64)
     return _scores(as_tensor(hits), as_tensor(pred_len), as_tensor(ref_len))
 
 
@@ -231,8 +236,8 @@ def rouge_sums(
     keys: tuple[str, ...],
     accumulate: str,
     stemmer: Any = None,
-    normalizer: Optional[Callable[[str], str]] = None,
-    tokenizer: Optional[Callable[[str], Sequence[str]]] = None,
+    normalizer: Callable[[str], str] | None = None,
+    tokenizer: Callable[[str], Sequence[str]] | None = None,
 ) -> tuple[Tensor, Tensor]:
     """Float64 ``(keys, 3)`` sums of the per-sentence scores and the number of sentences (int64)."""
     p, groups = predictions_and_references(preds, target, layout="str")
@@ -246,7 +251,9 @@ def rouge_from_sums(sums: Tensor, count: Tensor, keys: tuple[str, ...]) -> dict[
     """``{"rouge1_fmeasure": ..., ...}``: the mean per-sentence scores (float32)."""
     means = (sums / count).to(torch.float32)
     return {
-        f"rouge{ROUGE_KEYS[key]}_{kind}": means[k, t] for k, key in enumerate(keys) for t, kind in enumerate(SCORE_TYPES)
+        f"rouge{ROUGE_KEYS[key]}_{kind}": means[k, t]
+        for k, key in enumerate(keys)
+        for t, kind in enumerate(SCORE_TYPES)
     }
 
 
@@ -255,9 +262,9 @@ def rouge_score(
     target: ReferencesInput,
     accumulate: Literal["avg", "best"] = "best",
     use_stemmer: bool = False,
-    normalizer: Optional[Callable[[str], str]] = None,
-    tokenizer: Optional[Callable[[str], Sequence[str]]] = None,
-    rouge_keys: Union[str, tuple[str, ...]] = ("rouge1", "rouge2", "rougeL", "rougeLsum"),
+    normalizer: Callable[[str], str] | None = None,
+    tokenizer: Callable[[str], Sequence[str]] | None = None,
+    rouge_keys: str | tuple[str, ...] = ("rouge1", "rouge2", "rougeL", "rougeLsum"),
 ) -> dict[str, Tensor]:
     """ROUGE scores of predictions against one or more references each.
 

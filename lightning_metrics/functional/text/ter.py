@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Union
 
 import torch
 from torch import Tensor
@@ -136,7 +135,9 @@ def ter_statistics(
     edits = [0 if convention == "torchmetrics" else len(w) for w in moving]
     todo = [k for k, f in enumerate(fixed) if f]
     if todo:
-        found = _tercom.edits([moving[k] for k in todo], [fixed[k] for k in todo], 9 if convention == "torchmetrics" else 10)
+        found = _tercom.edits(
+            [moving[k] for k in todo], [fixed[k] for k in todo], 9 if convention == "torchmetrics" else 10
+        )
         for k, value in zip(todo, found.tolist()):
             edits[k] = value
     best = [None] * len(p)
@@ -159,14 +160,18 @@ def translation_edit_rate(
     asian_support: bool = False,
     return_sentence_level_score: bool = False,
     convention: Convention = "torchmetrics",
-) -> Union[Tensor, tuple[Tensor, list[Tensor]]]:
+) -> Tensor | tuple[Tensor, list[Tensor]]:
     """Corpus TER; with ``return_sentence_level_score`` also a list of one-element sentence scores.
 
     >>> translation_edit_rate(["a b c d"], [["c d a b"]], return_sentence_level_score=True)
     (tensor(0.2500), [tensor([0.2500])])
     """
-    check_ter_args(normalize, no_punctuation, lowercase, asian_support, return_sentence_level_score, convention)
-    edits, length, sentence = ter_statistics(preds, target, normalize, no_punctuation, lowercase, asian_support, convention)
+    check_ter_args(
+        normalize, no_punctuation, lowercase, asian_support, return_sentence_level_score, convention
+    )
+    edits, length, sentence = ter_statistics(
+        preds, target, normalize, no_punctuation, lowercase, asian_support, convention
+    )
     score = ter_from_statistics(edits.sum(), length.sum())
     if return_sentence_level_score and sentence.numel():
         return score, list(sentence.unsqueeze(1).unbind(0))
