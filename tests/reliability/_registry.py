@@ -253,6 +253,24 @@ WRAPPERS: dict[str, tuple[str, dict]] = {
     "MetricInputTransformer": ("real", dict(wrapped_metric=_wrapped("regression", "MeanSquaredError"))),
 }
 
+TEXT: dict[str, tuple[str, dict]] = {
+    "BLEUScore": ("references", dict()),
+    "CHRFScore": ("references", dict()),
+    "CharErrorRate": ("sentences", dict()),
+    "EditDistance": ("sentences", dict()),
+    "ExtendedEditDistance": ("references", dict()),
+    "MatchErrorRate": ("sentences", dict()),
+    "Perplexity": ("logits", dict()),
+    "ROUGEScore": ("references", dict(rouge_keys=("rouge1", "rouge2", "rougeL"))),  # rougeLsum: nltk data
+    "SQuAD": ("squad", dict()),
+    "SacreBLEUScore": ("references", dict()),
+    "TranslationEditRate": ("references", dict()),
+    "WordErrorRate": ("sentences", dict()),
+    "WordInfoLost": ("sentences", dict()),
+    "WordInfoPreserved": ("sentences", dict()),
+}
+TEXT_KINDS = ("sentences", "references", "squad")  # updates that take lists (of strings or dicts)
+
 # Public classes that cannot be built on their own, with the reason.
 EXCLUDED = {
     "aggregation.BaseAggregator": "abstract base: needs a reduction function and an update from a subclass",
@@ -306,6 +324,21 @@ VARIANTS: dict[str, tuple[str, str, str, dict]] = {
     "R2Score[raw_values]": ("regression", "R2Score", "real2", dict(multioutput="raw_values")),
     "PearsonCorrCoef[num_outputs=2]": ("regression", "PearsonCorrCoef", "real2", dict(num_outputs=2)),
     "SpearmanCorrCoef[num_outputs=2]": ("regression", "SpearmanCorrCoef", "real2", dict(num_outputs=2)),
+    "EditDistance[reduction=none]": ("text", "EditDistance", "sentences", dict(reduction="none")),
+    "CHRFScore[sentence_level]": ("text", "CHRFScore", "references", dict(return_sentence_level_score=True)),
+    "TranslationEditRate[sentence_level]": (
+        "text",
+        "TranslationEditRate",
+        "references",
+        dict(return_sentence_level_score=True),
+    ),
+    "ExtendedEditDistance[sentence_level]": (
+        "text",
+        "ExtendedEditDistance",
+        "references",
+        dict(return_sentence_level_score=True),
+    ),
+    "Perplexity[ignore_index=-100]": ("text", "Perplexity", "logits_ignored", dict(ignore_index=-100)),
 }
 
 
@@ -315,6 +348,7 @@ class Entry:
 
     key: str
     package: str  # classification / regression / aggregation / wrappers / retrieval
+    package: str  # classification / regression / aggregation / wrappers / text
     name: str
     kind: str  # the input kind, see :func:`make_batch`
     kwargs: dict = field(hash=False)
@@ -348,6 +382,7 @@ def _entries() -> dict[str, Entry]:
         ("clustering", CLUSTERING),
         ("segmentation", SEGMENTATION),
         ("retrieval", RETRIEVAL),
+        ("text", TEXT),
     ):
         for name, (kind, kwargs) in table.items():
             out[name] = Entry(name, package, name, kind, kwargs)
@@ -363,7 +398,7 @@ def public_classes() -> list[str]:
     """``package.Name`` for every class exported by the metric packages."""
     names = []
     for package in ("classification", "regression", "aggregation", "wrappers", "nominal", "clustering",
-                    "segmentation", "retrieval"):
+                    "segmentation", "retrieval", "text"):
         module = importlib.import_module(f"lightning_metrics.{package}")
         names += [f"{package}.{n}" for n in module.__all__ if isinstance(getattr(module, n), type)]
     return names
@@ -432,12 +467,43 @@ def make_batch(kind: str, n: int, gen: torch.Generator, dtype: torch.dtype = tor
         indexes = torch.randint(0, 3, (n,), generator=gen) * 1_000_003 - 7
         target = torch.randint(0, 4 if kind == "retrieval_graded" else 2, (n,), generator=gen)
         return rand(n).to(dtype), target, indexes
+    if kind in TEXT_KINDS or kind.startswith("logits"):
+        return _text_batch(kind, n, gen, dtype)
     if kind == "multitask":
         reg_t = randn(n)
         preds = {"cls": rand(n).to(dtype), "reg": (reg_t + randn(n)).to(dtype)}
         target = {"cls": torch.randint(0, 2, (n,), generator=gen), "reg": reg_t.to(dtype)}
         return preds, target
     raise ValueError(f"unknown input kind {kind!r}")
+
+
+_TEXT_WORDS = ("the", "cat", "sat", "on", "a", "mat", "The", "Cat", "dog", "ran", "fast", "é", "über", "中文", ",", ".", "!",
+               "don't", "U.S.", "3.5")  # fmt: skip
+
+
+def _text_batch(kind: str, n: int, gen: torch.Generator, dtype: torch.dtype) -> tuple:
+    """Sentences drawn from a small vocabulary (unicode, punctuation, casing); logits for perplexity."""
+
+    def sentence() -> str:
+        length = int(torch.randint(0, 9, (1,), generator=gen))
+        picks = torch.randint(0, len(_TEXT_WORDS), (length,), generator=gen).tolist()
+        return " ".join(_TEXT_WORDS[i] for i in picks)
+
+    if kind in ("logits", "logits_ignored"):
+        target = torch.randint(0, 5, (n, 4), generator=gen)
+        if kind == "logits_ignored":
+            target[:, -1] = torch.where(torch.rand(n, generator=gen) < 0.5, -100, target[:, -1])
+        return torch.randn((n, 4, 5), generator=gen, dtype=torch.float64).to(dtype), target
+    preds = [sentence() for _ in range(n)]
+    if kind == "sentences":
+        return preds, [sentence() for _ in range(n)]
+    if kind == "references":
+        return preds, [[sentence() for _ in range(1 + int(torch.randint(0, 3, (1,), generator=gen)))] for _ in range(n)]
+    ids = [str(int(torch.randint(0, 10**6, (1,), generator=gen))) for _ in range(n)]
+    return (
+        [{"prediction_text": p, "id": i} for p, i in zip(preds, ids)],
+        [{"answers": {"answer_start": [0], "text": [sentence(), sentence()]}, "id": i} for i in ids],
+    )
 
 
 def batches(kind: str, sizes: tuple[int, ...], seed: int, dtype: torch.dtype = torch.float32) -> list[tuple]:
