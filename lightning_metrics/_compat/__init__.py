@@ -124,10 +124,10 @@ def resolve(path: str, name: str, frame: Optional[types.FrameType] = None) -> An
         module = importlib.import_module(source)
     except NotOfferedError:
         raise _not_offered(path, name, frame) from None
-    try:
-        return getattr(module, name)
-    except AttributeError:
-        raise _not_offered(path, name, frame) from None
+    value = getattr(module, name, None)
+    if value is None or isinstance(value, _AliasModule):  # an alias submodule of the same name is no object
+        raise _not_offered(path, name, frame)
+    return value
 
 
 def _in_from_import(frame: Optional[types.FrameType]) -> bool:

@@ -22,6 +22,7 @@ from typing import Any, Literal
 import torch
 from torch import Tensor
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.functional.text import edit as F
 from lightning_metrics.functional.text._inputs import TextInput
 from lightning_metrics.metric import Metric
@@ -30,6 +31,8 @@ from lightning_metrics.utilities.data import dim_zero_cat
 
 class _EditCountMetric(Metric):
     """Sums the edit counts of every batch; a subclass names its unit and its rate."""
+
+    plot = _plot_methods.plot_value
 
     is_differentiable = False
     higher_is_better = False
@@ -149,6 +152,8 @@ class EditDistance(Metric):
     >>> metric(["rain", "lnaguaeg"], ["shine", "language"])
     tensor([3, 4], dtype=torch.int32)
     """
+
+    plot = _plot_methods.plot_value
 
     is_differentiable = False
     higher_is_better = False

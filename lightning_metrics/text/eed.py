@@ -14,6 +14,7 @@ from typing import Any, Literal
 import torch
 from torch import Tensor
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.functional.text import eed as F
 from lightning_metrics.functional.text._inputs import ReferencesInput, TextInput, check_bool
 from lightning_metrics.metric import Metric
@@ -27,6 +28,8 @@ class ExtendedEditDistance(Metric):
     >>> metric(["this is the prediction"], [["this is the reference", "this is it"]])
     (tensor(0.3835), tensor(0.3835))
     """
+
+    plot = _plot_methods.plot_value
 
     is_differentiable = False
     higher_is_better = False

@@ -15,6 +15,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.functional.text import likelihood as F
 from lightning_metrics.metric import Metric
 
@@ -27,6 +28,8 @@ class Perplexity(Metric):
     >>> metric(torch.zeros(1, 3, 4), torch.tensor([[0, 1, 2]]))
     tensor(4.)
     """
+
+    plot = _plot_methods.plot_value
 
     is_differentiable = True
     higher_is_better = False

@@ -14,6 +14,7 @@ from typing import Any, Literal
 import torch
 from torch import Tensor
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.functional.text import rouge as F
 from lightning_metrics.functional.text._inputs import ReferencesInput, TextInput, check_bool
 from lightning_metrics.metric import Metric
@@ -28,6 +29,8 @@ class ROUGEScore(Metric):
     >>> metric(["the cat sat"], [["the cat sat down", "a cat"]])
     {'rouge2_fmeasure': tensor(0.8000), 'rouge2_precision': tensor(1.), 'rouge2_recall': tensor(0.6667)}
     """
+
+    plot = _plot_methods.plot_value
 
     is_differentiable = False
     higher_is_better = True

@@ -15,6 +15,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.functional.text import question_answering as F
 from lightning_metrics.metric import Metric
 
@@ -26,6 +27,8 @@ class SQuAD(Metric):
     >>> metric([{"prediction_text": "1976", "id": "q"}], [{"answers": {"text": ["1976"]}, "id": "q"}])
     {'exact_match': tensor(100.), 'f1': tensor(100.)}
     """
+
+    plot = _plot_methods.plot_value
 
     is_differentiable = False
     higher_is_better = True

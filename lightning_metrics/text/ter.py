@@ -14,6 +14,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.functional.text import ter as F
 from lightning_metrics.functional.text._inputs import ReferencesInput, TextInput
 from lightning_metrics.functional.text.bleu import Convention
@@ -28,6 +29,8 @@ class TranslationEditRate(Metric):
     >>> metric(["a b c d"], [["c d a b"]])
     (tensor(0.2500), tensor(0.2500))
     """
+
+    plot = _plot_methods.plot_value
 
     is_differentiable = False
     higher_is_better = False

@@ -20,6 +20,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from lightning_metrics import _plot_methods
 from lightning_metrics.functional.text import bleu as B
 from lightning_metrics.functional.text import chrf as C
 from lightning_metrics.functional.text._inputs import ReferencesInput, TextInput, check_bool
@@ -29,6 +30,7 @@ from lightning_metrics.utilities.data import dim_zero_cat
 
 
 class _TranslationMetric(Metric):
+    plot = _plot_methods.plot_value
     is_differentiable = False
     higher_is_better = True
     full_state_update = False
