@@ -40,6 +40,9 @@ class MetricCollection(nn.ModuleDict):
     {'val/max': tensor(6.), 'val/mean': tensor(3.)}
     """
 
+    # TorchScript must not compile these (they run Python-only code); ``forward`` is unused too.
+    __jit_unused_properties__ = ["compute_groups", "metric_state"]
+
     def __init__(
         self,
         metrics: MetricsInput,
@@ -56,7 +59,7 @@ class MetricCollection(nn.ModuleDict):
                 f"Argument `compute_groups` must be a bool or a list of lists of names, got {compute_groups!r}"
             )
         self._enable_compute_groups = compute_groups
-        self._groups: dict[int, list[str]] = {}
+        self._groups = {}  # index -> metric names (no annotation: TorchScript warns about it)
         self.add_metrics(metrics, *additional_metrics)
 
     # ------------------------------------------------------------ building
@@ -170,6 +173,7 @@ class MetricCollection(nn.ModuleDict):
                 for member in group[1:]:
                     member._share_states_of(leader)
 
+    @torch.jit.unused
     def forward(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
         """Accumulate the batch and return every metric's value on this batch alone."""
         values: dict[str, Any] = {}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 from contextlib import contextmanager
 from copy import deepcopy
 from typing import Any, Callable, Generator, Hashable, Optional, Union
@@ -25,6 +26,7 @@ from lightning_metrics.utilities.data import (
     dim_zero_min,
     dim_zero_sum,
 )
+from lightning_metrics.utilities.exceptions import MetricUserError
 
 State = Union[Tensor, list]
 
@@ -41,10 +43,6 @@ _KIND_OF_FN = {fn: name for name, fn in _NAMED_REDUCTIONS.items()}
 _CONSTANT_ATTRIBUTES = ("higher_is_better", "is_differentiable", "full_state_update")
 # nn.Module methods that cast floating tensors; metric states ignore them (use ``set_dtype``).
 _DTYPE_CASTS = ("Module.half", "Module.float", "Module.double", "Module.bfloat16", "Module.type")
-
-
-class MetricUserError(RuntimeError):
-    """Raised when the metric API is used in the wrong order (e.g. ``sync`` twice)."""
 
 
 def reduction_kind(fx: Any) -> str:
@@ -82,19 +80,22 @@ def merge_two(kind: str, fx: Any, current: State, incoming: State) -> State:
     raise TypeError(f"Unsupported reduction {fx!r}")
 
 
-def _squeeze_scalar(value: Any) -> Any:
-    """Squeeze every one-element tensor of a result (in tuples and dicts too), as torchmetrics does."""
-    return _apply_tensors(value, lambda t: t.squeeze() if t.numel() == 1 and t.ndim > 0 else t)
+def _finished(value: Any, detach: bool) -> Any:
+    """A ``compute`` result as returned to the caller: every one-element tensor squeezed (as
+    torchmetrics does), every tensor a copy the caller owns, and without autograd history when
+    the metric is not differentiable (``detach``), whatever the inputs required."""
+
+    def finish(t: Tensor) -> Tensor:
+        if t.numel() == 1 and t.ndim > 0:
+            t = t.squeeze()
+        return t.detach().clone() if detach else t.clone()
+
+    return _apply_tensors(value, finish)
 
 
-def _clone_tensors(value: Any) -> Any:
-    if isinstance(value, Tensor):
-        return value.clone()
-    if isinstance(value, dict):
-        return {k: _clone_tensors(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_clone_tensors(v) for v in value)
-    return value
+def _already_checked() -> bool:
+    """``distributed_available`` for a sync whose caller asked ``distributed_available_fn`` already."""
+    return True
 
 
 def _apply_tensors(value: Any, fn: Callable[[Tensor], Tensor]) -> Any:
@@ -164,14 +165,19 @@ def _wrap_compute(compute: Callable) -> Callable:
         # a parent (wrapper, collection) that synced us leaves nothing to do here
         should_sync = self._to_sync and not self._is_synced
         available = self.distributed_available_fn
+        detach = self.is_differentiable is False
         try:
+            # ``distributed_available_fn`` is asked once per compute, as in torchmetrics
             if should_sync and callable(available) and available():
                 with self.sync_context(
-                    dist_sync_fn=self.dist_sync_fn, should_sync=True, should_unsync=self._should_unsync
+                    dist_sync_fn=self.dist_sync_fn,
+                    should_sync=True,
+                    should_unsync=self._should_unsync,
+                    distributed_available=_already_checked,
                 ):
-                    value = _clone_tensors(_squeeze_scalar(compute(self, *args, **kwargs)))
+                    value = _finished(compute(self, *args, **kwargs), detach)
             else:  # nothing to sync: no context to enter
-                value = _clone_tensors(_squeeze_scalar(compute(self, *args, **kwargs)))
+                value = _finished(compute(self, *args, **kwargs), detach)
         finally:
             attrs["_in_compute"] = False
         if self.compute_with_cache:
@@ -212,7 +218,11 @@ class Metric(nn.Module):
     tensor(0.7500)
     """
 
-    __jit_unused_properties__ = ["is_differentiable"]
+    # TorchScript compiles properties unless listed here; ``__init_subclass__`` lists every property
+    # of a subclass too (they read Python-only state), and ``forward`` is marked unused, so that
+    # ``torch.jit.script(metric)`` works as in torchmetrics.
+    __jit_unused_properties__: list[str] = ["is_differentiable"]
+    __jit_ignored_attributes__: list[str] = ["device", "dtype"]
     is_differentiable: Optional[bool] = None
     higher_is_better: Optional[bool] = None
     full_state_update: Optional[bool] = None
@@ -239,9 +249,15 @@ class Metric(nn.Module):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        cls.__jit_unused_properties__ = _property_names(cls)
+        _resolve_annotations(cls)
+        forward = cls.__dict__.get("forward")
+        if forward is not None:  # forward runs Python-only code (wrappers, collections, kwargs)
+            torch.jit.unused(forward)
         for name, wrap in (("update", _wrap_update), ("compute", _wrap_compute)):
-            method = cls.__dict__.get(name)
-            if method is not None and not getattr(method, "_lm_wrapped", False):
+            # the class's own method, or one it takes from a mixin that is not a Metric
+            method = getattr(cls, name, None)
+            if method is not None and method is not getattr(Metric, name) and not getattr(method, "_lm_wrapped", False):
                 setattr(cls, name, wrap(method))
 
     def __init__(self, **kwargs: Any) -> None:
@@ -266,10 +282,11 @@ class Metric(nn.Module):
 
         self._device = torch.empty(0).device
         self._dtype = torch.get_default_dtype()
-        self._defaults: dict[str, State] = {}
-        self._persistent: dict[str, bool] = {}
-        self._reductions: dict[str, Any] = {}
-        self._reduction_kinds: dict[str, str] = {}
+        # no annotations on these empty dicts: TorchScript warns about them when scripting
+        self._defaults = {}  # name -> default value (a tensor or [])
+        self._persistent = {}  # name -> saved in state_dict
+        self._reductions = {}  # name -> dist_reduce_fx as given
+        self._reduction_kinds = {}  # name -> reduction_kind(dist_reduce_fx)
 
         self._update_count = 0
         self._computed: Any = None
@@ -427,6 +444,7 @@ class Metric(nn.Module):
         attrs["_cache"] = None
         attrs["_is_synced"] = False
 
+    @torch.jit.unused
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """Accumulate the batch and return the metric computed on this batch alone."""
         if self._is_synced:
@@ -513,7 +531,8 @@ class Metric(nn.Module):
         self.compute_on_cpu = False
         self._to_sync = self.dist_sync_on_step
         self._should_unsync = False
-        self._enable_grad = True
+        # a metric that is not differentiable builds no autograd graph for its batch value
+        self._enable_grad = self.is_differentiable is not False
         try:
             yield
         finally:
@@ -899,6 +918,32 @@ def _update_keywords(cls: type) -> Optional[frozenset]:
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
         return None
     return frozenset(name for name in params if name != "self")
+
+
+def _property_names(cls: type) -> list[str]:
+    """Every property a class has or inherits (TorchScript must not compile them)."""
+    return sorted({name for klass in cls.__mro__ for name, v in vars(klass).items() if isinstance(v, property)})
+
+
+Metric.__jit_unused_properties__ = _property_names(Metric)
+
+
+def _resolve_annotations(cls: type) -> None:
+    """Evaluate a class's string annotations (``from __future__ import annotations``) in its module.
+
+    TorchScript types the attributes of a scripted module from the class annotations and cannot
+    read names such as ``'Tensor'``; one it still cannot evaluate is left out (it is only a hint).
+    """
+    own = cls.__dict__.get("__annotations__")
+    if not own:
+        return
+    namespace = vars(sys.modules[cls.__module__]) if cls.__module__ in sys.modules else {}
+    for name, annotation in list(own.items()):
+        if isinstance(annotation, str):
+            try:
+                own[name] = eval(annotation, dict(namespace), dict(vars(cls)))  # noqa: S307 (own source)
+            except Exception:
+                del own[name]
 
 
 def _bool_kwarg(kwargs: dict, name: str, default: bool) -> bool:

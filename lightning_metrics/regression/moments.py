@@ -46,6 +46,7 @@ from lightning_metrics.functional.regression.moment_measures import (
     rse_from_moments,
 )
 from lightning_metrics.metric import Metric
+from lightning_metrics.utilities.exceptions import MetricInputError
 
 
 class _MomentMetric(Metric):
@@ -88,7 +89,7 @@ class _MomentMetric(Metric):
             columns = preds.shape[1] if preds.ndim == 2 else 1
             width = self.moments.shape[1]
             if columns != width and not (width == 1 and not bool(mo.count(self.moments).any())):
-                raise ValueError(
+                raise MetricInputError(
                     f"Expected inputs with {width} output column(s) as in earlier batches, got {columns} (from `preds`)"
                 )
         return super()._forward_shared(members, *args, **kwargs)
@@ -106,11 +107,11 @@ class _MomentMetric(Metric):
         """The state, after checking it fits ``num_outputs`` (a shared state may come from a laxer metric)."""
         m = self.moments
         if not allow_flattened and mo.was_flattened(m):
-            raise ValueError(
+            raise MetricInputError(
                 f"{type(self).__name__} expects 1D or 2D inputs, but >2D inputs were accumulated"
             )
         if num_outputs is not None and m.shape[1] != num_outputs and (num_outputs > 1 or not allow_flattened):
-            raise ValueError(
+            raise MetricInputError(
                 f"{type(self).__name__}: argument `num_outputs`={num_outputs} does not match the"
                 f" {m.shape[1]} output column(s) accumulated"
             )

@@ -57,7 +57,9 @@ class MetricTracker(nn.ModuleList):
     (1.0, 1)
     """
 
-    maximize: bool | list[bool]
+    # TorchScript must not compile these; ``forward`` is unused (no class annotation for
+    # ``maximize`` either: TorchScript cannot read ``bool | list[bool]``)
+    __jit_unused_properties__ = ["n_steps"]
 
     def __init__(self, metric: Tracked, maximize: bool | list[bool] | None = None) -> None:
         super().__init__()
@@ -99,6 +101,7 @@ class MetricTracker(nn.ModuleList):
             raise ValueError(f"`{method}` cannot be called before `.increment()` has been called.")
         return self[-1]
 
+    @torch.jit.unused
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """The current step's ``forward``."""
         return self._current("forward")(*args, **kwargs)

@@ -31,6 +31,7 @@ from lightning_metrics.functional.regression._checks import (
     check_num_outputs_arg,
     check_same_shape,
 )
+from lightning_metrics.utilities.exceptions import MetricInputError
 
 NORMALIZATIONS = ("mean", "range", "std", "l2")
 
@@ -279,7 +280,7 @@ def _check_correlation_inputs(preds: Tensor, target: Tensor) -> None:
     check_floating("target", target)
     check_same_shape(preds, target)
     if preds.ndim > 2:
-        raise ValueError(f"Expected 1D or 2D `preds`/`target`, got preds.shape={tuple(preds.shape)}")
+        raise MetricInputError(f"Expected 1D or 2D `preds`/`target`, got preds.shape={tuple(preds.shape)}")
 
 
 def pearson_corrcoef(preds: Tensor, target: Tensor) -> Tensor:
