@@ -103,3 +103,106 @@ def test_distributed_available_fn_is_asked_once_per_compute(key: str) -> None:
             metric.update(*batch)
         metric.compute()
     assert calls["ours"] == calls["torchmetrics"] == 1
+
+
+# ------------------------------------------------------------------------------ warnings
+def _tracker_best(L: Any, base: Any, maximize: Any, batch: tuple) -> Any:
+    tracker = L.wrappers.MetricTracker(base, maximize=maximize)
+    for _ in range(2):
+        tracker.increment()
+        tracker.update(*batch)
+    return tracker.best_metric(return_step=True)
+
+
+_ZEROS = torch.zeros(6, dtype=torch.long)
+_ONES = torch.ones(6, dtype=torch.long)
+_SCORES = torch.linspace(0.1, 0.9, 6)
+_MC_SCORES = torch.tensor([[0.7, 0.2, 0.1], [0.2, 0.5, 0.3], [0.6, 0.3, 0.1], [0.1, 0.8, 0.1]])
+_MC_TARGET = torch.tensor([0, 1, 0, 1])  # class 2 never occurs
+
+# id -> (the call on a library, a pattern of torchmetrics' warning: both must warn with it)
+WARNINGS: dict[str, tuple[Any, str]] = {
+    "average precision without positives": (
+        lambda L: L.functional.classification.binary_average_precision(_SCORES, _ZEROS),
+        r"No positive samples found in target, recall is undefined\. Setting recall",
+    ),
+    "precision-recall curve without positives": (
+        lambda L: L.classification.BinaryPrecisionRecallCurve()(_SCORES, _ZEROS),
+        r"No positive samples found in target, recall is undefined",
+    ),
+    "multiclass average precision with an absent class": (
+        lambda L: L.classification.MulticlassAveragePrecision(num_classes=3)(_MC_SCORES, _MC_TARGET),
+        r"Average precision score for one or more classes was `nan`\. Ignoring these classes in macro-average",
+    ),
+    "ROC without negatives": (
+        lambda L: L.classification.BinaryROC()(_SCORES, _ONES),
+        r"No negative samples in targets, false positive value should be meaningless",
+    ),
+    "AUROC without positives": (
+        lambda L: L.classification.BinaryAUROC()(_SCORES, _ZEROS),
+        r"No positive samples in targets, true positive value should be meaningless",
+    ),
+    "pearson on inputs below the float32 resolution": (
+        lambda L: L.functional.regression.pearson_corrcoef(1e-32 * torch.randn(50), 1e-32 * torch.randn(50)),
+        r"The variance of predictions or target is close to zero",
+    ),
+    "pearson on float16 inputs below its resolution": (
+        lambda L: L.functional.regression.pearson_corrcoef(
+            1e-4 * torch.randn(50).half(), 1e-4 * torch.randn(50).half()
+        ),
+        r"The variance of predictions or target is close to zero",
+    ),
+    "pearson with a constant target": (
+        lambda L: L.regression.PearsonCorrCoef()(torch.randn(6), torch.ones(6)),
+        r"The variance of predictions or target is close to zero",
+    ),
+    "spearman keeps every sample": (
+        lambda L: L.regression.SpearmanCorrCoef(),
+        r"Metric `SpearmanCorrcoef` will save all targets and predictions in the buffer",
+    ),
+    "adjusted r2 with too few samples": (
+        lambda L: L.regression.R2Score(adjusted=5)(torch.randn(4), torch.randn(4)),
+        r"More independent regressions than data points in adjusted r2 score",
+    ),
+    "mean metric drops NaN": (
+        lambda L: L.aggregation.MeanMetric(nan_strategy="warn")(torch.tensor([1.0, float("nan")])),
+        r"Encountered `nan` values in tensor",
+    ),
+    "compute before update": (
+        lambda L: L.aggregation.SumMetric().compute(),
+        r"The ``compute`` method of metric SumMetric was called before the ``update`` method",
+    ),
+    "tracker: no best value of a confusion matrix": (
+        lambda L: _tracker_best(
+            L,
+            L.MetricCollection([L.classification.MulticlassConfusionMatrix(3), L.classification.MulticlassAccuracy(3)]),
+            [True, True],
+            (torch.tensor([0, 1, 2, 1]), torch.tensor([0, 1, 1, 1])),
+        ),
+        r"Encountered the following error when trying to get the best metric for metric MulticlassConfusionMatrix",
+    ),
+    "tracker: no best value of a multi-output metric": (
+        lambda L: _tracker_best(
+            L, L.wrappers.MultioutputWrapper(L.regression.MeanSquaredError(), num_outputs=2), False,
+            (torch.randn(5, 2), torch.randn(5, 2)),
+        ),
+        r"Encountered the following error when trying to get the best metric",
+    ),
+    "normalized confusion matrix with an empty row": (
+        lambda L: L.classification.MulticlassConfusionMatrix(num_classes=3, normalize="true")(
+            torch.tensor([0, 1, 0]), torch.tensor([0, 1, 1])
+        ),
+        r"3 NaN values found in confusion matrix have been replaced with zeros",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(WARNINGS))
+def test_the_warnings_torchmetrics_gives(case: str) -> None:
+    import lightning_metrics as lm
+
+    call, pattern = WARNINGS[case]
+    for lib in (torchmetrics, lm):
+        torch.manual_seed(0)
+        with pytest.warns(UserWarning, match=pattern):
+            call(lib)

@@ -156,8 +156,8 @@ class MetricTracker(nn.ModuleList):
         res = self.compute_all()
         if isinstance(res, list):
             warnings.warn(
-                "MetricTracker: the results of this nested structure cannot be stacked, so `best_metric` "
-                "returns None.", UserWarning, stacklevel=2,
+                "Encountered nested structure. The results of this nested structure cannot be stacked, so"
+                " `best_metric` returns None.", UserWarning, stacklevel=2,
             )
             return (None, None) if return_step else None
         if isinstance(self._base_metric, Metric) and not isinstance(self._base_metric, ClasswiseWrapper):
@@ -165,7 +165,8 @@ class MetricTracker(nn.ModuleList):
                 value, step = _best(res, bool(self.maximize))
             except (ValueError, RuntimeError) as err:
                 warnings.warn(
-                    f"MetricTracker: no best value ({err}); the metric's value may not be orderable. Returning None.",
+                    f"Encountered the following error when trying to get the best metric: {err}; the metric's value may"
+                    " not be orderable. Returning None.",
                     UserWarning, stacklevel=2,
                 )
                 return (None, None) if return_step else None
@@ -178,7 +179,8 @@ class MetricTracker(nn.ModuleList):
                 values[key], steps[key] = _best(stacked, maximize[i])
             except (ValueError, RuntimeError, IndexError) as err:
                 warnings.warn(
-                    f"MetricTracker: no best value for {key!r} ({err}). Returning None for it.",
+                    f"Encountered the following error when trying to get the best metric for metric {key}: {err}."
+                    " Returning None for it.",
                     UserWarning, stacklevel=2,
                 )
                 values[key], steps[key] = None, None

@@ -138,25 +138,31 @@ def pearson_from_moments(m: Tensor, dtype: torch.dtype) -> Tensor:
     """Pearson correlation per column; NaN (with a warning) where either variance is numerically zero.
 
     "Numerically zero" follows torchmetrics: the variance relative to the squared maximum absolute deviation
-    is below ``sqrt(eps)`` of the result dtype, or is not finite.
+    is below ``sqrt(eps)`` of the result dtype, or is not finite, or the variance itself is below the
+    smallest normal number of the result dtype (torchmetrics, which accumulates in that dtype, sees zero
+    there: e.g. float32 inputs of scale ``1e-32``).
     """
     n = mo.count(m)
     m2_x, m2_y, c_xy = mo.comoment(m, mo.X, mo.X), mo.comoment(m, mo.Y, mo.Y), mo.comoment(m, mo.X, mo.Y)
-    rel_var_x = m2_x / (n - 1) / _max_abs_deviation(m, mo.X) ** 2
-    rel_var_y = m2_y / (n - 1) / _max_abs_deviation(m, mo.Y) ** 2
+    var_x, var_y = m2_x / (n - 1), m2_y / (n - 1)
+    rel_var_x = var_x / _max_abs_deviation(m, mo.X) ** 2
+    rel_var_y = var_y / _max_abs_deviation(m, mo.Y) ** 2
     corr = c_xy / (m2_x * m2_y).sqrt()
-    bound = math.sqrt(torch.finfo(dtype).eps)
+    info = torch.finfo(dtype)
+    bound = math.sqrt(info.eps)
     degenerate = (
         (rel_var_x < bound)
         | (rel_var_y < bound)
         | ~rel_var_x.isfinite()
         | ~rel_var_y.isfinite()
         | ~corr.isfinite()
+        | (var_x < info.tiny)
+        | (var_y < info.tiny)
     )
     if bool(degenerate.any()):
         warnings.warn(
-            "The variance of predictions or target is close to zero; the Pearson correlation coefficient is set to"
-            " NaN for those outputs.",
+            "The variance of predictions or target is close to zero. This can cause instability in Pearson"
+            f" correlation coefficient; it is set to NaN for those outputs (result dtype {dtype}).",
             UserWarning,
             stacklevel=3,
         )
