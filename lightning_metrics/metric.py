@@ -299,6 +299,7 @@ class Metric(nn.Module):
         self._cache: Optional[dict[str, State]] = None
         self._in_update = False
         self._in_compute = False
+        self._borrows_states = False  # True while its states are another metric's (a compute group)
 
     # ------------------------------------------------------------- construction
     def _configure(self, arguments: dict[str, Any]) -> None:
@@ -431,9 +432,14 @@ class Metric(nn.Module):
         raise NotImplementedError(f"{type(self).__name__} must implement `compute`")
 
     def reset(self) -> None:
-        """Return every state to its default and forget the update count and caches."""
+        """Return every state to its default and forget the update count and caches.
+
+        List states are emptied in place, as in torchmetrics: code holding a reference to one
+        (``metric.metric_state``, a metric sharing it in a compute group) sees it emptied.
+        """
         self._forget_updates()
-        self._reset_states_only()
+        # a metric reading another's states (a compute group member) must not empty the owner's lists
+        self._reset_states_only(clear_lists=not self.__dict__.get("_borrows_states", False))
 
     def _forget_updates(self) -> None:
         """The part of :meth:`reset` that is not the states: update count, caches, sync flag."""
@@ -506,6 +512,42 @@ class Metric(nn.Module):
             member._forward_cache = value
         return values
 
+    def _forward_full_shared(self, members: list["Metric"], *args: Any, **kwargs: Any) -> list[Any]:
+        """``forward`` of a compute group whose members need the full state (``full_state_update``):
+        ONE update of the accumulated state, then every member's batch value from one update on a
+        fresh state, which this metric's states return to afterwards (as ``_forward_full_state_update``)."""
+        self.update(*args, **kwargs)
+        count, accumulated = self._update_count, self.metric_state
+        values = []
+        try:
+            with self._batch_context():
+                self._reset_states_only()
+                self._update_count = 0
+                self.update(*args, **kwargs)
+            for member in members:
+                member._share_states_of(self)
+                with member._batch_context():
+                    values.append(member.compute())
+        finally:
+            for name, value in accumulated.items():
+                setattr(self, name, value)
+            self._update_count = count
+            for member in members:
+                member._share_states_of(self)
+        for member, value in zip(members, values):
+            member._forward_cache = value
+        return values
+
+    @property
+    def _state_owner(self) -> "Metric":
+        """The metric whose states hold this one's statistic in a compute group: itself, or for a
+        wrapper that only relabels a metric's value (``ClasswiseWrapper``) the wrapped metric's owner."""
+        return self
+
+    def _batch_value_from(self, owner_value: Any) -> Any:
+        """This metric's batch value given its state owner's (the identity, unless a relabelling wrapper)."""
+        return owner_value
+
     def _share_states_of(self, leader: "Metric") -> None:
         """Point this metric's states at ``leader``'s (metrics with equal ``statistic_spec``)."""
         mine, theirs = self.__dict__, leader.__dict__
@@ -513,13 +555,18 @@ class Metric(nn.Module):
             for name in theirs["_defaults"]:
                 mine[name] = theirs[name]  # states are plain attributes, never buffers or modules
             mine["_update_count"] = theirs["_update_count"]
+            mine["_borrows_states"] = True
         mine["_computed"] = None
 
-    def _reset_states_only(self) -> None:
+    def _reset_states_only(self, clear_lists: bool = False) -> None:
+        """States back to their defaults; list states are new lists unless ``clear_lists`` (in place:
+        ``reset``). ``forward`` keeps the accumulated lists aside, so it must get new ones."""
         attrs = self.__dict__  # states are plain attributes: skip nn.Module.__setattr__
         for name, default in self._defaults.items():
             if isinstance(default, Tensor):  # one copy, made on the metric's device
                 attrs[name] = (default.detach() if default.requires_grad else default).to(self._device, copy=True)
+            elif clear_lists and isinstance(attrs.get(name), list):
+                attrs[name].clear()
             else:
                 attrs[name] = []
         attrs["_computed"] = None

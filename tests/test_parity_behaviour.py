@@ -206,3 +206,30 @@ def test_the_warnings_torchmetrics_gives(case: str) -> None:
         torch.manual_seed(0)
         with pytest.warns(UserWarning, match=pattern):
             call(lib)
+
+
+# ------------------------------------------------------------------------------ base class
+@pytest.mark.parametrize("key", ["CatMetric", "BinaryAUROC", "SpearmanCorrCoef", "MulticlassAccuracy[samplewise]"])
+def test_reset_empties_list_states_in_place(key: str) -> None:
+    entry = ENTRIES[key]
+    for lib in (torchmetrics, None):
+        metric = entry.build(lib)
+        for batch in batches(entry.kind, (5, 4), seed=1):
+            metric.update(*batch)
+        held = {name: getattr(metric, name) for name, d in metric._defaults.items() if isinstance(d, list)}
+        assert held and all(len(v) == 2 for v in held.values())
+        metric.reset()
+        for name, value in held.items():
+            assert value == [] and getattr(metric, name) is value, f"{key}.{name}"
+
+
+def test_reset_of_a_group_member_leaves_the_shared_lists_alone() -> None:
+    import lightning_metrics as lm
+
+    metrics = lm.MetricCollection({"a": lm.classification.BinaryAUROC(), "b": lm.classification.BinaryAveragePrecision()})
+    preds, target = torch.rand(6), torch.randint(0, 2, (6,))
+    metrics.update(preds, target)
+    metrics["b"].reset()  # b reads a's lists: emptying them would lose a's samples
+    assert len(metrics["a"].preds) == 1
+    metrics.reset()
+    assert metrics["a"].preds == [] and metrics["b"].preds == []

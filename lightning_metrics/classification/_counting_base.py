@@ -63,6 +63,8 @@ class CountingMetric(Metric):
             value = getattr(self, name)
             if isinstance(value, list):
                 value = dim_zero_cat(value) if value else self._spec.empty(name, self.device)
+            elif value.numel() == 0 and isinstance(self._defaults[name], list):
+                value = self._spec.empty(name, self.device)  # synced with no samples anywhere: tensor([])
             states[name] = value
         return states
 

@@ -26,6 +26,8 @@ class BinaryJaccardIndex(CountingMetric):
     tensor(0.3333)
     """
 
+    normalize: Optional[str] = None  # torchmetrics builds these on its confusion matrix, which has it
+
     def __init__(
         self,
         threshold: float = 0.5,
@@ -49,6 +51,8 @@ class MulticlassJaccardIndex(CountingMetric):
     >>> metric(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]))
     tensor(0.6667)
     """
+
+    normalize: Optional[str] = None  # torchmetrics builds these on its confusion matrix, which has it
 
     def __init__(
         self,
@@ -74,6 +78,8 @@ class MultilabelJaccardIndex(CountingMetric):
     >>> metric(tensor([[0, 0, 1], [1, 0, 1]]), tensor([[0, 1, 0], [1, 0, 1]]))
     tensor(0.5000)
     """
+
+    normalize: Optional[str] = None  # torchmetrics builds these on its confusion matrix, which has it
 
     def __init__(
         self,
@@ -101,6 +107,8 @@ class BinaryMatthewsCorrCoef(CountingMetric):
     tensor(0.5774)
     """
 
+    normalize: Optional[str] = None  # torchmetrics builds these on its confusion matrix, which has it
+
     def __init__(
         self, threshold: float = 0.5, ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any
     ) -> None:
@@ -117,6 +125,8 @@ class MulticlassMatthewsCorrCoef(CountingMetric):
     >>> metric(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]))
     tensor(0.7000)
     """
+
+    normalize: Optional[str] = None  # torchmetrics builds these on its confusion matrix, which has it
 
     plot_lower_bound = -1.0
 
@@ -137,6 +147,8 @@ class MultilabelMatthewsCorrCoef(CountingMetric):
     >>> metric(tensor([[0, 0, 1], [1, 0, 1]]), tensor([[0, 1, 0], [1, 0, 1]]))
     tensor(0.3333)
     """
+
+    normalize: Optional[str] = None  # torchmetrics builds these on its confusion matrix, which has it
 
     plot_lower_bound = -1.0
 
@@ -164,6 +176,8 @@ class BinaryCohenKappa(CountingMetric):
     tensor(0.5000)
     """
 
+    normalize: Optional[str] = None  # torchmetrics builds these on its confusion matrix, which has it
+
     def __init__(
         self,
         threshold: float = 0.5,
@@ -187,6 +201,8 @@ class MulticlassCohenKappa(CountingMetric):
     >>> metric(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]))
     tensor(0.6364)
     """
+
+    normalize: Optional[str] = None  # torchmetrics builds these on its confusion matrix, which has it
 
     def __init__(
         self,

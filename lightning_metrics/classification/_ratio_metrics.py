@@ -392,6 +392,7 @@ class BinaryF1Score(CountingMetric):
     """
 
     higher_is_better = True
+    beta = 1.0  # torchmetrics' F1 is its F-beta with beta 1, and has the attribute
 
     def __init__(
         self,
@@ -421,6 +422,7 @@ class MulticlassF1Score(CountingMetric):
     """
 
     higher_is_better = True
+    beta = 1.0  # torchmetrics' F1 is its F-beta with beta 1, and has the attribute
 
     def __init__(
         self,
@@ -453,6 +455,7 @@ class MultilabelF1Score(CountingMetric):
     """
 
     higher_is_better = True
+    beta = 1.0  # torchmetrics' F1 is its F-beta with beta 1, and has the attribute
 
     def __init__(
         self,

@@ -146,6 +146,28 @@ class MetricTracker(nn.ModuleList):
         for metric in self:
             metric.reset()
 
+    def plot(self, val: Any = None, ax: Any = None) -> Any:
+        """Draw every step's value (default: :meth:`compute_all`), one line per result; ``(fig, ax)``.
+
+        Needs matplotlib.
+
+        >>> import torch
+        >>> from lightning_metrics.regression import MeanAbsoluteError
+        >>> tracker = MetricTracker(MeanAbsoluteError())
+        >>> for error in [3.0, 1.0, 2.0]:
+        ...     tracker.increment()
+        ...     tracker.update(torch.tensor([error]), torch.tensor([0.0]))
+        >>> fig, ax = tracker.plot()
+        >>> [float(y) for y in ax.get_lines()[0].get_ydata()]
+        [3.0, 1.0, 2.0]
+        """
+        from lightning_metrics import plotting
+
+        values = self.compute_all() if val is None else val
+        if isinstance(values, Tensor) and values.ndim > 1:  # a vector per step: one line per entry
+            values = list(values)
+        return plotting.plot_scalars(values, ax=ax, name=type(self).__name__)
+
     def best_metric(self, return_step: bool = False) -> Any:
         """The best value over the steps (and, with ``return_step``, the step it came from).
 
