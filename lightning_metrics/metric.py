@@ -979,18 +979,32 @@ def _resolve_annotations(cls: type) -> None:
     """Evaluate a class's string annotations (``from __future__ import annotations``) in its module.
 
     TorchScript types the attributes of a scripted module from the class annotations and cannot
-    read names such as ``'Tensor'``; one it still cannot evaluate is left out (it is only a hint).
+    read names such as ``'Tensor'``; an annotation it still cannot use (one that does not evaluate,
+    or a type it has no counterpart for, such as ``Callable``) is left out: it is only a hint, and
+    without it TorchScript infers the attribute's type from its value.
     """
     own = cls.__dict__.get("__annotations__")
     if not own:
         return
     namespace = vars(sys.modules[cls.__module__]) if cls.__module__ in sys.modules else {}
     for name, annotation in list(own.items()):
-        if isinstance(annotation, str):
-            try:
-                own[name] = eval(annotation, dict(namespace), dict(vars(cls)))  # noqa: S307 (own source)
-            except Exception:
+        try:
+            if isinstance(annotation, str):
+                annotation = own[name] = eval(annotation, dict(namespace), dict(vars(cls)))  # noqa: S307
+            if not _scriptable_annotation(annotation):
                 del own[name]
+        except Exception:
+            del own[name]
+
+
+def _scriptable_annotation(annotation: Any) -> bool:
+    """Whether TorchScript has a type for ``annotation`` (True when that cannot be asked)."""
+    try:
+        from torch._sources import fake_range
+        from torch.jit.annotations import try_ann_to_type
+    except ImportError:  # another torch layout: keep the hint
+        return True
+    return try_ann_to_type(annotation, fake_range()) is not None
 
 
 def _bool_kwarg(kwargs: dict, name: str, default: bool) -> bool:

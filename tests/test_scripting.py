@@ -10,9 +10,10 @@ itself still computes torchmetrics' value afterwards.
 
 from __future__ import annotations
 
+import functools
 import io
 import warnings
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 import torch
@@ -159,10 +160,14 @@ def test_custom_metric_written_for_torchmetrics_scripts() -> None:
 
     class Hits(Metric):
         hits: Tensor  # a string annotation (``from __future__ import annotations``)
+        weigh: Callable[[Tensor], Tensor]  # a type TorchScript has no counterpart for
+        undefined: NotDefinedAnywhere  # noqa: F821 (an annotation that does not evaluate)
 
         def __init__(self) -> None:
             super().__init__()
             self.add_state("hits", torch.tensor(0), dist_reduce_fx="sum")
+            self.weigh = functools.partial(torch.mul, 2)  # a callable object, not a function
+            self.undefined = object()
 
         @property
         def doubled(self) -> Tensor:

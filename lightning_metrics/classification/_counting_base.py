@@ -43,32 +43,7 @@ class CountingMetric(Metric):
         """The statistic (kind, task, size, threshold, top_k, ignore_index, ...): equal specs share updates."""
         return self._spec
 
-    def update(self, preds: Tensor, target: Tensor) -> None:
-        """Add the statistic of one batch (checked first when ``validate_args``)."""
-        batch = self._spec.batch(preds, target)
-        for name, value in batch.items():  # nothing can fail past this point: states stay consistent
-            state = getattr(self, name)
-            if isinstance(state, list):
-                state.append(value)
-            else:
-                state.add_(value)
-
-    def compute(self) -> Tensor:
-        """The measure of everything accumulated."""
-        return self._reduction(self._spec, self._read_states())
-
-    def _read_states(self) -> dict[str, Tensor]:
-        states = {}
-        for name in self._spec.state_names:
-            value = getattr(self, name)
-            if isinstance(value, list):
-                value = dim_zero_cat(value) if value else self._spec.empty(name, self.device)
-            elif value.numel() == 0 and isinstance(self._defaults[name], list):
-                value = self._spec.empty(name, self.device)  # synced with no samples anywhere: tensor([])
-            states[name] = value
-        return states
-
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> object:
         # torchmetrics' state names (``metric.tp``, ``metric.confmat``), read by code written for it,
         # as views of our statistic; only reached when no attribute of that name exists
         if name in _TORCHMETRICS_COUNT_STATES:
@@ -83,7 +58,13 @@ class CountingMetric(Metric):
         Binary counts are ``(1,)``; multiclass micro averages (``top_k=1``) keep one summed entry;
         samplewise counts are one ``(N, ...)`` tensor (torchmetrics: a list of them, one per update).
         """
-        spec, states = self._spec, self._read_states()
+        spec = self._spec
+        states = {}
+        for state in spec.state_names:
+            value = getattr(self, state)
+            states[state] = dim_zero_cat(value) if isinstance(value, list) and value else value
+            if isinstance(value, list) and not value:
+                states[state] = spec.empty(state, self.device)
         if name == "confmat":
             return spec.confmat(states)
         value = getattr(spec.counts(states), name)
@@ -93,6 +74,28 @@ class CountingMetric(Metric):
         if spec.task == "multiclass" and micro and spec.top_k == 1 and not spec.samplewise:
             return value.sum(-1, keepdim=True)
         return value
+
+    def update(self, preds: Tensor, target: Tensor) -> None:
+        """Add the statistic of one batch (checked first when ``validate_args``)."""
+        batch = self._spec.batch(preds, target)
+        for name, value in batch.items():  # nothing can fail past this point: states stay consistent
+            state = getattr(self, name)
+            if isinstance(state, list):
+                state.append(value)
+            else:
+                state.add_(value)
+
+    def compute(self) -> Tensor:
+        """The measure of everything accumulated."""
+        states = {}
+        for name in self._spec.state_names:
+            value = getattr(self, name)
+            if isinstance(value, list):
+                value = dim_zero_cat(value) if value else self._spec.empty(name, self.device)
+            elif value.numel() == 0 and isinstance(self._defaults[name], list):
+                value = self._spec.empty(name, self.device)  # synced with no samples anywhere: tensor([])
+            states[name] = value
+        return self._reduction(self._spec, states)
 
 
 def build_for_task(

@@ -26,8 +26,6 @@ class BinaryJaccardIndex(CountingMetric):
     tensor(0.3333)
     """
 
-    normalize: Optional[str] = None  # torchmetrics builds these on its confusion matrix, which has it
-
     def __init__(
         self,
         threshold: float = 0.5,
@@ -51,8 +49,6 @@ class MulticlassJaccardIndex(CountingMetric):
     >>> metric(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]))
     tensor(0.6667)
     """
-
-    normalize: Optional[str] = None  # torchmetrics builds these on its confusion matrix, which has it
 
     def __init__(
         self,
@@ -78,8 +74,6 @@ class MultilabelJaccardIndex(CountingMetric):
     >>> metric(tensor([[0, 0, 1], [1, 0, 1]]), tensor([[0, 1, 0], [1, 0, 1]]))
     tensor(0.5000)
     """
-
-    normalize: Optional[str] = None  # torchmetrics builds these on its confusion matrix, which has it
 
     def __init__(
         self,
@@ -107,8 +101,6 @@ class BinaryMatthewsCorrCoef(CountingMetric):
     tensor(0.5774)
     """
 
-    normalize: Optional[str] = None  # torchmetrics builds these on its confusion matrix, which has it
-
     def __init__(
         self, threshold: float = 0.5, ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any
     ) -> None:
@@ -125,8 +117,6 @@ class MulticlassMatthewsCorrCoef(CountingMetric):
     >>> metric(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]))
     tensor(0.7000)
     """
-
-    normalize: Optional[str] = None  # torchmetrics builds these on its confusion matrix, which has it
 
     plot_lower_bound = -1.0
 
@@ -147,8 +137,6 @@ class MultilabelMatthewsCorrCoef(CountingMetric):
     >>> metric(tensor([[0, 0, 1], [1, 0, 1]]), tensor([[0, 1, 0], [1, 0, 1]]))
     tensor(0.3333)
     """
-
-    normalize: Optional[str] = None  # torchmetrics builds these on its confusion matrix, which has it
 
     plot_lower_bound = -1.0
 
@@ -176,8 +164,6 @@ class BinaryCohenKappa(CountingMetric):
     tensor(0.5000)
     """
 
-    normalize: Optional[str] = None  # torchmetrics builds these on its confusion matrix, which has it
-
     def __init__(
         self,
         threshold: float = 0.5,
@@ -201,8 +187,6 @@ class MulticlassCohenKappa(CountingMetric):
     >>> metric(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]))
     tensor(0.6364)
     """
-
-    normalize: Optional[str] = None  # torchmetrics builds these on its confusion matrix, which has it
 
     def __init__(
         self,

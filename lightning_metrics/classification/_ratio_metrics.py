@@ -392,7 +392,6 @@ class BinaryF1Score(CountingMetric):
     """
 
     higher_is_better = True
-    beta = 1.0  # torchmetrics' F1 is its F-beta with beta 1, and has the attribute
 
     def __init__(
         self,
@@ -422,7 +421,6 @@ class MulticlassF1Score(CountingMetric):
     """
 
     higher_is_better = True
-    beta = 1.0  # torchmetrics' F1 is its F-beta with beta 1, and has the attribute
 
     def __init__(
         self,
@@ -455,7 +453,6 @@ class MultilabelF1Score(CountingMetric):
     """
 
     higher_is_better = True
-    beta = 1.0  # torchmetrics' F1 is its F-beta with beta 1, and has the attribute
 
     def __init__(
         self,

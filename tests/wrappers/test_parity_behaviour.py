@@ -1,5 +1,5 @@
 """Wrappers beyond values, side by side with torchmetrics: MinMaxMetric's forward and state_dict,
-MetricTracker.plot, BootStrapper's batch values, and the attributes torchmetrics users read."""
+MetricTracker.plot and BootStrapper's batch values."""
 
 from __future__ import annotations
 
@@ -88,20 +88,3 @@ def test_bootstrapper_forward_as_torchmetrics() -> None:
     for key in theirs:
         torch.testing.assert_close(ours[key], theirs[key])
         assert ours[key].grad_fn is None and theirs[key].grad_fn is None
-
-
-@pytest.mark.parametrize(
-    ("name", "kwargs", "attribute"),
-    [
-        ("BinaryF1Score", {}, "beta"),
-        ("MulticlassF1Score", {"num_classes": 3}, "beta"),
-        ("MultilabelF1Score", {"num_labels": 3}, "beta"),
-        ("BinaryJaccardIndex", {}, "normalize"),
-        ("MulticlassMatthewsCorrCoef", {"num_classes": 3}, "normalize"),
-        ("BinaryCohenKappa", {}, "normalize"),
-    ],
-)
-def test_attributes_torchmetrics_users_read(name: str, kwargs: dict, attribute: str) -> None:
-    ours = getattr(lm.classification, name)(**kwargs)
-    theirs = getattr(torchmetrics.classification, name)(**kwargs)
-    assert getattr(ours, attribute) == getattr(theirs, attribute)
