@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import sys
 from contextlib import contextmanager
 from copy import deepcopy
 from typing import Any, Callable, Generator, Hashable, Optional, Union
@@ -18,6 +17,7 @@ from typing import Any, Callable, Generator, Hashable, Optional, Union
 import torch
 from torch import Tensor, nn
 
+from lightning_metrics import _torchscript as torchscript
 from lightning_metrics import distributed
 from lightning_metrics.utilities.data import (
     dim_zero_cat,
@@ -249,8 +249,8 @@ class Metric(nn.Module):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls.__jit_unused_properties__ = _property_names(cls)
-        _resolve_annotations(cls)
+        cls.__jit_unused_properties__ = torchscript.property_names(cls)
+        torchscript.resolve_annotations(cls)
         forward = cls.__dict__.get("forward")
         if forward is not None:  # forward runs Python-only code (wrappers, collections, kwargs)
             torch.jit.unused(forward)
@@ -967,44 +967,7 @@ def _update_keywords(cls: type) -> Optional[frozenset]:
     return frozenset(name for name in params if name != "self")
 
 
-def _property_names(cls: type) -> list[str]:
-    """Every property a class has or inherits (TorchScript must not compile them)."""
-    return sorted({name for klass in cls.__mro__ for name, v in vars(klass).items() if isinstance(v, property)})
-
-
-Metric.__jit_unused_properties__ = _property_names(Metric)
-
-
-def _resolve_annotations(cls: type) -> None:
-    """Evaluate a class's string annotations (``from __future__ import annotations``) in its module.
-
-    TorchScript types the attributes of a scripted module from the class annotations and cannot
-    read names such as ``'Tensor'``; an annotation it still cannot use (one that does not evaluate,
-    or a type it has no counterpart for, such as ``Callable``) is left out: it is only a hint, and
-    without it TorchScript infers the attribute's type from its value.
-    """
-    own = cls.__dict__.get("__annotations__")
-    if not own:
-        return
-    namespace = vars(sys.modules[cls.__module__]) if cls.__module__ in sys.modules else {}
-    for name, annotation in list(own.items()):
-        try:
-            if isinstance(annotation, str):
-                annotation = own[name] = eval(annotation, dict(namespace), dict(vars(cls)))  # noqa: S307
-            if not _scriptable_annotation(annotation):
-                del own[name]
-        except Exception:
-            del own[name]
-
-
-def _scriptable_annotation(annotation: Any) -> bool:
-    """Whether TorchScript has a type for ``annotation`` (True when that cannot be asked)."""
-    try:
-        from torch._sources import fake_range
-        from torch.jit.annotations import try_ann_to_type
-    except ImportError:  # another torch layout: keep the hint
-        return True
-    return try_ann_to_type(annotation, fake_range()) is not None
+Metric.__jit_unused_properties__ = torchscript.property_names(Metric)
 
 
 def _bool_kwarg(kwargs: dict, name: str, default: bool) -> bool:
