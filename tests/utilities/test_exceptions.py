@@ -21,7 +21,8 @@ from lightning_metrics.utilities import exceptions
 C = 3
 _gen = torch.Generator().manual_seed(0)
 BIN = (torch.rand(6, generator=_gen), torch.randint(0, 2, (6,), generator=_gen))
-MC = (torch.randn(6, C, generator=_gen).softmax(-1), torch.randint(0, C, (6,), generator=_gen))
+# every class occurs: torchmetrics detects out-of-range labels by counting distinct values
+MC = (torch.randn(6, C, generator=_gen).softmax(-1), torch.tensor([0, 1, 2, 2, 1, 0]))
 ML = (torch.rand(6, C, generator=_gen), torch.randint(0, 2, (6, C), generator=_gen))
 REAL = (torch.randn(6, generator=_gen), torch.randn(6, generator=_gen))
 REAL2 = (torch.randn(6, 2, generator=_gen), torch.randn(6, 2, generator=_gen))
@@ -56,7 +57,7 @@ CASES: dict[str, tuple[Callable[[Any], Any], tuple[str, ...]]] = {
         ("target", "5"),
     ),
     "multiclass label preds out of range": (
-        lambda L: L.classification.MulticlassConfusionMatrix(num_classes=C).update(torch.full((6,), 7), MC[1]),
+        lambda L: L.classification.MulticlassConfusionMatrix(num_classes=C).update(torch.tensor([0, 1, 2, 7, 1, 0]), MC[1]),
         ("preds", "7"),
     ),
     "multiclass batch size mismatch": (
