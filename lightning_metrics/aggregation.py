@@ -19,6 +19,7 @@ from torch import Tensor
 from lightning_metrics import _plot_methods
 from lightning_metrics.metric import Metric
 from lightning_metrics.utilities.data import dim_zero_cat
+from lightning_metrics.utilities.exceptions import MetricInputError
 from lightning_metrics.wrappers.running import Running
 
 NanStrategy = Union[str, float]
@@ -223,7 +224,7 @@ class MeanMetric(BaseAggregator):
         try:
             weight_t = torch.broadcast_to(weight_t, value_t.shape)
         except RuntimeError as err:
-            raise ValueError(
+            raise MetricInputError(
                 f"Argument `weight` of shape {tuple(weight_t.shape)} does not broadcast to `value` of shape "
                 f"{tuple(value_t.shape)}"
             ) from err

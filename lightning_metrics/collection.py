@@ -40,6 +40,9 @@ class MetricCollection(nn.ModuleDict):
     {'val/max': tensor(6.), 'val/mean': tensor(3.)}
     """
 
+    # TorchScript must not compile these (they run Python-only code); ``forward`` is unused too.
+    __jit_unused_properties__ = ["compute_groups", "metric_state"]
+
     def __init__(
         self,
         metrics: MetricsInput,
@@ -56,7 +59,9 @@ class MetricCollection(nn.ModuleDict):
                 f"Argument `compute_groups` must be a bool or a list of lists of names, got {compute_groups!r}"
             )
         self._enable_compute_groups = compute_groups
-        self._groups: dict[int, list[str]] = {}
+        self._groups = {}  # index -> metric names (no annotation: TorchScript warns about it)
+        # torchmetrics' flag: groups given by the user, or formed by the first update
+        self._groups_checked = isinstance(compute_groups, list)
         self.add_metrics(metrics, *additional_metrics)
 
     # ------------------------------------------------------------ building
@@ -123,7 +128,7 @@ class MetricCollection(nn.ModuleDict):
                         raise ValueError(
                             f"Argument `compute_groups`: {n!r} is not a metric of the collection {names}"
                         )
-                _check_compatible(group, [self._modules[n] for n in group])
+                _check_compatible(group, [self._modules[n]._state_owner for n in group])  # type: ignore[union-attr]
             listed = {n for g in groups for n in g}
             groups += [[n] for n in names if n not in listed]
         else:
@@ -144,16 +149,20 @@ class MetricCollection(nn.ModuleDict):
 
     @property
     def compute_groups(self) -> dict[int, list[str]]:
-        """The groups of metric names that share one state and one update."""
-        return self._groups
+        """The groups of metric names that share one state and one update (``{}`` when grouping is off,
+        as torchmetrics reports). Groups follow the declared statistics, so they are known (and
+        reported) from construction on; torchmetrics reports each metric alone until its first update."""
+        return {} if self._enable_compute_groups is False else self._groups
 
     def _group_metrics(self) -> list[list[Metric]]:
         return [[self._modules[n] for n in g] for g in self._groups.values()]  # type: ignore[misc]
 
     def _share_group_states(self) -> None:
         for group in self._group_metrics():
+            owner = group[0]._state_owner
+            owner.__dict__["_borrows_states"] = False  # the owner of its group's states
             for member in group[1:]:
-                member._share_states_of(group[0])
+                member._state_owner._share_states_of(owner)
 
     # ------------------------------------------------------------ contract
     def update(self, *args: Any, **kwargs: Any) -> None:
@@ -167,26 +176,28 @@ class MetricCollection(nn.ModuleDict):
             for group in groups:
                 leader = group[0]
                 leader.update(*args, **leader._filter_kwargs(**kwargs))
+                owner = leader._state_owner
                 for member in group[1:]:
-                    member._share_states_of(leader)
+                    member._state_owner._share_states_of(owner)
+        if self._enable_compute_groups is not False:
+            self._groups_checked = True
 
+    @torch.jit.unused
     def forward(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        """Accumulate the batch and return every metric's value on this batch alone."""
+        """Accumulate the batch and return every metric's value on this batch alone.
+
+        A compute group updates its shared state once: members that reduce states get their batch
+        values from one update on a fresh state merged back in; members that need the full state
+        (``full_state_update``) from one more update on a fresh state. Keys come in the order of the
+        metrics, as in torchmetrics.
+        """
         values: dict[str, Any] = {}
         groups = self._group_metrics()
         # every member of all but the last group: a member forwarded alone may change its own states
         with self._rollback_on_error([m for g in groups[:-1] for m in g]):
             for names, group in zip(self._groups.values(), groups):
-                leader = group[0]
-                filtered = leader._filter_kwargs(**kwargs)
-                if len(group) > 1 and all(_reducible(m) for m in group):
-                    results = leader._forward_shared(group, *args, **filtered)
-                else:
-                    results = [m(*args, **m._filter_kwargs(**kwargs)) for m in group]
-                    for member in group[1:]:
-                        member._share_states_of(leader)
-                values.update(zip(names, results))
-        return self._flatten(values)
+                values.update(zip(names, _forward_group(group, args, kwargs)))
+        return self._flatten({name: values[name] for name in self._modules})
 
     @contextmanager
     def _rollback_on_error(self, metrics: list[Metric]) -> Iterator[None]:
@@ -228,12 +239,13 @@ class MetricCollection(nn.ModuleDict):
         """Reset every metric (a compute group's states once: its members share them again)."""
         for leader, *members in self._group_metrics():
             leader.reset()
+            owner = leader._state_owner
             for member in members:
                 if type(member).reset is Metric.reset:
                     member._forget_updates()  # its states are the leader's, fresh
                 else:
                     member.reset()
-                member._share_states_of(leader)
+                member._state_owner._share_states_of(owner)
 
     def plot(self, val: Any = None, ax: Any = None, together: bool = False) -> Any:
         """Draw every metric's value (default: ``compute()``): a list of ``(fig, ax)``, one per
@@ -250,19 +262,20 @@ class MetricCollection(nn.ModuleDict):
         name = base if self.prefix is None else self.prefix + base
         return name if self.postfix is None else name + self.postfix
 
+    def _renamed(self) -> dict[str, Metric]:
+        return {self._set_name(k): m for k, m in self._modules.items()}  # type: ignore[misc]
+
     def keys(self, keep_base: bool = False) -> Iterable[str]:  # type: ignore[override]
-        """Metric names, with prefix/postfix unless ``keep_base``."""
-        if keep_base:
-            return self._modules.keys()
-        return [self._set_name(k) for k in self._modules]
+        """Metric names, with prefix/postfix unless ``keep_base`` (a dict view either way, as in torchmetrics)."""
+        return self._modules.keys() if keep_base else self._renamed().keys()
 
     def items(self, keep_base: bool = False, copy_state: bool = True) -> Iterable[tuple[str, Metric]]:  # type: ignore[override]
-        """(name, metric) pairs, with prefix/postfix unless ``keep_base``."""
-        return [(k if keep_base else self._set_name(k), m) for k, m in self._modules.items()]  # type: ignore[misc]
+        """(name, metric) pairs, with prefix/postfix unless ``keep_base`` (a dict view either way)."""
+        return self._modules.items() if keep_base else self._renamed().items()  # type: ignore[return-value]
 
     def values(self, copy_state: bool = True) -> Iterable[Metric]:  # type: ignore[override]
-        """The metrics."""
-        return list(self._modules.values())  # type: ignore[arg-type]
+        """The metrics (a dict view, as in torchmetrics)."""
+        return self._modules.values()  # type: ignore[return-value]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.keys())
@@ -315,13 +328,15 @@ class MetricCollection(nn.ModuleDict):
                 flat[name] = value
                 continue
             metric = self._modules[name]
+            inner_prefix = getattr(metric, "_collection_prefix", None) or ""
+            inner_postfix = getattr(metric, "_collection_postfix", None) or ""
+            # the member's name without the nested collection's prefix/postfix, which come back around
+            base = name[len(inner_prefix) :] if inner_prefix and name.startswith(inner_prefix) else name
+            base = base[: -len(inner_postfix)] if inner_postfix and base.endswith(inner_postfix) else base
             for key, item in value.items():
                 if clash:
-                    key = f"{name}_{key}"
-                inner_prefix = getattr(metric, "_collection_prefix", None)
-                inner_postfix = getattr(metric, "_collection_postfix", None)
-                key = f"{inner_prefix or ''}{key}{inner_postfix or ''}"
-                flat[key] = item
+                    key = f"{base}_{key}"
+                flat[f"{inner_prefix}{key}{inner_postfix}"] = item
         return {self._set_name(k): v for k, v in flat.items()}
 
     def __repr__(self) -> str:
@@ -357,11 +372,17 @@ class _CollectionSync:
         synced_ids = {id(m) for m in self.synced}
         for group in groups:
             if id(group[0]) in synced_ids:
+                owner = group[0]._state_owner
                 for member in group[1:]:
-                    member._cache = member.metric_state
-                    member._share_states_of(group[0])
-                    member._is_synced = True
-                    self.synced.append(member)
+                    # the member and the metric holding its states (the same, but for a relabelling
+                    # wrapper) keep their local states and read the synced ones
+                    holders = _unique([member._state_owner, member])
+                    for holder in holders:
+                        holder._cache = holder.metric_state
+                    member._state_owner._share_states_of(owner)
+                    for holder in holders:
+                        holder._is_synced = True
+                        self.synced.append(holder)
 
     def __exit__(self, *exc: Any) -> None:
         for metric in self.synced:
@@ -388,6 +409,26 @@ def _unique(metrics: Iterable[Metric]) -> list[Metric]:
 
 def _reducible(metric: Metric) -> bool:
     return metric.full_state_update is False and not metric.dist_sync_on_step
+
+
+def _forward_group(group: list[Metric], args: tuple, kwargs: dict) -> list[Any]:
+    """The batch values of one compute group's members; its shared state takes the batch once."""
+    leader = group[0]
+    filtered = leader._filter_kwargs(**kwargs)
+    if len(group) == 1:
+        return [leader(*args, **filtered)]
+    owners = [m._state_owner for m in group]
+    if all(_reducible(o) for o in owners):
+        raw = owners[0]._forward_shared(owners, *args, **filtered)
+    else:
+        raw = owners[0]._forward_full_shared(owners, *args, **filtered)
+    values = []
+    for member, owner, value in zip(group, owners, raw):
+        if member is not owner:  # a relabelling wrapper: its value from its owner's
+            value = member._batch_value_from(value)
+            member._forward_cache, member._computed = value, None
+        values.append(value)
+    return values
 
 
 def _check_compatible(names: list[str], metrics: list[Metric]) -> None:

@@ -161,7 +161,7 @@ def sync_states_with(metric: "Metric", dist_sync_fn: Callable, group: Optional[A
             else:
                 local = torch.cat([v.reshape(1) if v.ndim == 0 else v for v in value])
             parts = [p for p in dist_sync_fn(local, group=group) if p.numel() or kind != "cat"]
-            out[name] = _combine_gathered(kind, fx, parts, was_list=True)
+            out[name] = _combine_gathered(kind, fx, parts, was_list=True, empty=_no_samples(metric))
         else:
             out[name] = _combine_gathered(kind, fx, list(dist_sync_fn(value, group=group)), was_list=False)
     return out
@@ -325,7 +325,9 @@ def _all_gather_uneven(metrics: Sequence["Metric"], gathered: list, results: lis
 
     for row, ((i, name, kind, fx, value), parts) in enumerate(zip(gathered, per_rank)):
         present = [p for rank, p in enumerate(parts) if p is not None and rank not in skipped[row]]
-        results[i][name] = _combine_gathered(kind, fx, present, was_list=isinstance(value, list))
+        results[i][name] = _combine_gathered(
+            kind, fx, present, was_list=isinstance(value, list), empty=_no_samples(metrics[i])
+        )
 
 
 _PRESENT, _AT_DEFAULT = 1, 2  # meta flags of a rank's state (0: absent, an empty list)
@@ -379,11 +381,16 @@ def _numel(meta_row: Tensor) -> int:
     return n
 
 
-def _combine_gathered(kind: str, fx: Any, parts: list[Tensor], was_list: bool) -> Any:
+def _no_samples(metric: "Metric") -> Tensor:
+    """A ``cat`` state no rank added to, once synced: ``tensor([])`` in the metric's dtype, as torchmetrics."""
+    return torch.tensor([], dtype=metric.dtype, device=metric.device)
+
+
+def _combine_gathered(kind: str, fx: Any, parts: list[Tensor], was_list: bool, empty: Any = None) -> Any:
     """Merge the per-rank values of one state (ranks without data already left out)."""
     if kind == "cat":
         if not parts:
-            return []
+            return [] if empty is None else empty
         return torch.cat([p.reshape(1) if p.ndim == 0 else p for p in parts])
     if was_list:  # list states with another reduction: keep one item per rank, as torchmetrics does
         return parts

@@ -18,6 +18,7 @@ import torch
 from torch import Tensor, nn
 
 from lightning_metrics import _plot_methods, distributed
+from lightning_metrics import _torchscript as torchscript
 from lightning_metrics.utilities.data import (
     dim_zero_cat,
     dim_zero_max,
@@ -25,6 +26,7 @@ from lightning_metrics.utilities.data import (
     dim_zero_min,
     dim_zero_sum,
 )
+from lightning_metrics.utilities.exceptions import MetricUserError
 
 State = Union[Tensor, list]
 
@@ -41,10 +43,6 @@ _KIND_OF_FN = {fn: name for name, fn in _NAMED_REDUCTIONS.items()}
 _CONSTANT_ATTRIBUTES = ("higher_is_better", "is_differentiable", "full_state_update")
 # nn.Module methods that cast floating tensors; metric states ignore them (use ``set_dtype``).
 _DTYPE_CASTS = ("Module.half", "Module.float", "Module.double", "Module.bfloat16", "Module.type")
-
-
-class MetricUserError(RuntimeError):
-    """Raised when the metric API is used in the wrong order (e.g. ``sync`` twice)."""
 
 
 def reduction_kind(fx: Any) -> str:
@@ -91,19 +89,22 @@ def merge_two(kind: str, fx: Any, current: State, incoming: State) -> State:
     raise TypeError(f"Unsupported reduction {fx!r}")
 
 
-def _squeeze_scalar(value: Any) -> Any:
-    """Squeeze every one-element tensor of a result (in tuples and dicts too), as torchmetrics does."""
-    return _apply_tensors(value, lambda t: t.squeeze() if t.numel() == 1 and t.ndim > 0 else t)
+def _finished(value: Any, detach: bool) -> Any:
+    """A ``compute`` result as returned to the caller: every one-element tensor squeezed (as
+    torchmetrics does), every tensor a copy the caller owns, and without autograd history when
+    the metric is not differentiable (``detach``), whatever the inputs required."""
+
+    def finish(t: Tensor) -> Tensor:
+        if t.numel() == 1 and t.ndim > 0:
+            t = t.squeeze()
+        return t.detach().clone() if detach else t.clone()
+
+    return _apply_tensors(value, finish)
 
 
-def _clone_tensors(value: Any) -> Any:
-    if isinstance(value, Tensor):
-        return value.clone()
-    if isinstance(value, dict):
-        return {k: _clone_tensors(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_clone_tensors(v) for v in value)
-    return value
+def _already_checked() -> bool:
+    """``distributed_available`` for a sync whose caller asked ``distributed_available_fn`` already."""
+    return True
 
 
 def _apply_tensors(value: Any, fn: Callable[[Tensor], Tensor]) -> Any:
@@ -173,14 +174,19 @@ def _wrap_compute(compute: Callable) -> Callable:
         # a parent (wrapper, collection) that synced us leaves nothing to do here
         should_sync = self._to_sync and not self._is_synced
         available = self.distributed_available_fn
+        detach = self.is_differentiable is False
         try:
+            # ``distributed_available_fn`` is asked once per compute, as in torchmetrics
             if should_sync and callable(available) and available():
                 with self.sync_context(
-                    dist_sync_fn=self.dist_sync_fn, should_sync=True, should_unsync=self._should_unsync
+                    dist_sync_fn=self.dist_sync_fn,
+                    should_sync=True,
+                    should_unsync=self._should_unsync,
+                    distributed_available=_already_checked,
                 ):
-                    value = _clone_tensors(_squeeze_scalar(compute(self, *args, **kwargs)))
+                    value = _finished(compute(self, *args, **kwargs), detach)
             else:  # nothing to sync: no context to enter
-                value = _clone_tensors(_squeeze_scalar(compute(self, *args, **kwargs)))
+                value = _finished(compute(self, *args, **kwargs), detach)
         finally:
             attrs["_in_compute"] = False
         if self.compute_with_cache:
@@ -221,7 +227,11 @@ class Metric(nn.Module):
     tensor(0.7500)
     """
 
-    __jit_unused_properties__ = ["is_differentiable"]
+    # TorchScript compiles properties unless listed here; ``__init_subclass__`` lists every property
+    # of a subclass too (they read Python-only state), and ``forward`` is marked unused, so that
+    # ``torch.jit.script(metric)`` works as in torchmetrics.
+    __jit_unused_properties__: list[str] = ["is_differentiable"]
+    __jit_ignored_attributes__: list[str] = ["device", "dtype"]
     is_differentiable: Optional[bool] = None
     higher_is_better: Optional[bool] = None
     full_state_update: Optional[bool] = None
@@ -252,9 +262,15 @@ class Metric(nn.Module):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        cls.__jit_unused_properties__ = torchscript.property_names(cls)
+        torchscript.resolve_annotations(cls)
+        forward = cls.__dict__.get("forward")
+        if forward is not None:  # forward runs Python-only code (wrappers, collections, kwargs)
+            torch.jit.unused(forward)
         for name, wrap in (("update", _wrap_update), ("compute", _wrap_compute)):
-            method = cls.__dict__.get(name)
-            if method is not None and not getattr(method, "_lm_wrapped", False):
+            # the class's own method, or one it takes from a mixin that is not a Metric
+            method = getattr(cls, name, None)
+            if method is not None and method is not getattr(Metric, name) and not getattr(method, "_lm_wrapped", False):
                 setattr(cls, name, wrap(method))
 
     def __init__(self, **kwargs: Any) -> None:
@@ -279,10 +295,11 @@ class Metric(nn.Module):
 
         self._device = torch.empty(0).device
         self._dtype = torch.get_default_dtype()
-        self._defaults: dict[str, State] = {}
-        self._persistent: dict[str, bool] = {}
-        self._reductions: dict[str, Any] = {}
-        self._reduction_kinds: dict[str, str] = {}
+        # no annotations on these empty dicts: TorchScript warns about them when scripting
+        self._defaults = {}  # name -> default value (a tensor or [])
+        self._persistent = {}  # name -> saved in state_dict
+        self._reductions = {}  # name -> dist_reduce_fx as given
+        self._reduction_kinds = {}  # name -> reduction_kind(dist_reduce_fx)
 
         self._update_count = 0
         self._computed: Any = None
@@ -295,6 +312,7 @@ class Metric(nn.Module):
         self._cache: Optional[dict[str, State]] = None
         self._in_update = False
         self._in_compute = False
+        self._borrows_states = False  # True while its states are another metric's (a compute group)
 
     # ------------------------------------------------------------- construction
     def _configure(self, arguments: dict[str, Any]) -> None:
@@ -434,9 +452,14 @@ class Metric(nn.Module):
         raise NotImplementedError(f"{type(self).__name__} must implement `compute`")
 
     def reset(self) -> None:
-        """Return every state to its default and forget the update count and caches."""
+        """Return every state to its default and forget the update count and caches.
+
+        List states are emptied in place, as in torchmetrics: code holding a reference to one
+        (``metric.metric_state``, a metric sharing it in a compute group) sees it emptied.
+        """
         self._forget_updates()
-        self._reset_states_only()
+        # a metric reading another's states (a compute group member) must not empty the owner's lists
+        self._reset_states_only(clear_lists=not self.__dict__.get("_borrows_states", False))
 
     def _forget_updates(self) -> None:
         """The part of :meth:`reset` that is not the states: update count, caches, sync flag."""
@@ -447,6 +470,7 @@ class Metric(nn.Module):
         attrs["_cache"] = None
         attrs["_is_synced"] = False
 
+    @torch.jit.unused
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """Accumulate the batch and return the metric computed on this batch alone."""
         if self._is_synced:
@@ -508,6 +532,42 @@ class Metric(nn.Module):
             member._forward_cache = value
         return values
 
+    def _forward_full_shared(self, members: list["Metric"], *args: Any, **kwargs: Any) -> list[Any]:
+        """``forward`` of a compute group whose members need the full state (``full_state_update``):
+        ONE update of the accumulated state, then every member's batch value from one update on a
+        fresh state, which this metric's states return to afterwards (as ``_forward_full_state_update``)."""
+        self.update(*args, **kwargs)
+        count, accumulated = self._update_count, self.metric_state
+        values = []
+        try:
+            with self._batch_context():
+                self._reset_states_only()
+                self._update_count = 0
+                self.update(*args, **kwargs)
+            for member in members:
+                member._share_states_of(self)
+                with member._batch_context():
+                    values.append(member.compute())
+        finally:
+            for name, value in accumulated.items():
+                setattr(self, name, value)
+            self._update_count = count
+            for member in members:
+                member._share_states_of(self)
+        for member, value in zip(members, values):
+            member._forward_cache = value
+        return values
+
+    @property
+    def _state_owner(self) -> "Metric":
+        """The metric whose states hold this one's statistic in a compute group: itself, or for a
+        wrapper that only relabels a metric's value (``ClasswiseWrapper``) the wrapped metric's owner."""
+        return self
+
+    def _batch_value_from(self, owner_value: Any) -> Any:
+        """This metric's batch value given its state owner's (the identity, unless a relabelling wrapper)."""
+        return owner_value
+
     def _share_states_of(self, leader: "Metric") -> None:
         """Point this metric's states at ``leader``'s (metrics with equal ``statistic_spec``)."""
         mine, theirs = self.__dict__, leader.__dict__
@@ -515,13 +575,18 @@ class Metric(nn.Module):
             for name in theirs["_defaults"]:
                 mine[name] = theirs[name]  # states are plain attributes, never buffers or modules
             mine["_update_count"] = theirs["_update_count"]
+            mine["_borrows_states"] = True
         mine["_computed"] = None
 
-    def _reset_states_only(self) -> None:
+    def _reset_states_only(self, clear_lists: bool = False) -> None:
+        """States back to their defaults; list states are new lists unless ``clear_lists`` (in place:
+        ``reset``). ``forward`` keeps the accumulated lists aside, so it must get new ones."""
         attrs = self.__dict__  # states are plain attributes: skip nn.Module.__setattr__
         for name, default in self._defaults.items():
             if isinstance(default, Tensor):  # one copy, made on the metric's device
                 attrs[name] = (default.detach() if default.requires_grad else default).to(self._device, copy=True)
+            elif clear_lists and isinstance(attrs.get(name), list):
+                attrs[name].clear()
             else:
                 attrs[name] = []
         attrs["_computed"] = None
@@ -533,7 +598,8 @@ class Metric(nn.Module):
         self.compute_on_cpu = False
         self._to_sync = self.dist_sync_on_step
         self._should_unsync = False
-        self._enable_grad = True
+        # a metric that is not differentiable builds no autograd graph for its batch value
+        self._enable_grad = self.is_differentiable is not False
         try:
             yield
         finally:
@@ -916,6 +982,9 @@ def _update_keywords(cls: type) -> Optional[frozenset]:
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
         return None
     return frozenset(name for name in params if name != "self")
+
+
+Metric.__jit_unused_properties__ = torchscript.property_names(Metric)
 
 
 def _bool_kwarg(kwargs: dict, name: str, default: bool) -> bool:

@@ -19,6 +19,9 @@ from lightning_metrics.metric import Metric
 from lightning_metrics.utilities import dim_zero_cat
 
 
+_TORCHMETRICS_COUNT_STATES = frozenset({"tp", "fp", "tn", "fn", "confmat"})
+
+
 class CountingMetric(Metric):
     """Accumulates a count statistic and reduces it; subclasses only pick spec and reduction."""
 
@@ -42,6 +45,38 @@ class CountingMetric(Metric):
         """The statistic (kind, task, size, threshold, top_k, ignore_index, ...): equal specs share updates."""
         return self._spec
 
+    def __getattr__(self, name: str) -> object:
+        # torchmetrics' state names (``metric.tp``, ``metric.confmat``), read by code written for it,
+        # as views of our statistic; only reached when no attribute of that name exists
+        if name in _TORCHMETRICS_COUNT_STATES:
+            spec = self.__dict__.get("_spec")
+            if spec is not None and spec.kind in ("counts", "confmat") and name not in spec.state_names:
+                return self._torchmetrics_state(name)
+        return super().__getattr__(name)
+
+    def _torchmetrics_state(self, name: str) -> Tensor:
+        """``tp``/``fp``/``tn``/``fn`` shaped as torchmetrics keeps them, or the confusion matrix.
+
+        Binary counts are ``(1,)``; multiclass micro averages (``top_k=1``) keep one summed entry;
+        samplewise counts are one ``(N, ...)`` tensor (torchmetrics: a list of them, one per update).
+        """
+        spec = self._spec
+        states = {}
+        for state in spec.state_names:
+            value = getattr(self, state)
+            states[state] = dim_zero_cat(value) if isinstance(value, list) and value else value
+            if isinstance(value, list) and not value:
+                states[state] = spec.empty(state, self.device)
+        if name == "confmat":
+            return spec.confmat(states)
+        value = getattr(spec.counts(states), name)
+        if spec.task == "binary" and not spec.samplewise:
+            return value.reshape(1)
+        micro = getattr(self, "average", None) == "micro"
+        if spec.task == "multiclass" and micro and spec.top_k == 1 and not spec.samplewise:
+            return value.sum(-1, keepdim=True)
+        return value
+
     def update(self, preds: Tensor, target: Tensor) -> None:
         """Add the statistic of one batch (checked first when ``validate_args``)."""
         batch = self._spec.batch(preds, target)
@@ -59,6 +94,8 @@ class CountingMetric(Metric):
             value = getattr(self, name)
             if isinstance(value, list):
                 value = dim_zero_cat(value) if value else self._spec.empty(name, self.device)
+            elif value.numel() == 0 and isinstance(self._defaults[name], list):
+                value = self._spec.empty(name, self.device)  # synced with no samples anywhere: tensor([])
             states[name] = value
         return self._reduction(self._spec, states)
 

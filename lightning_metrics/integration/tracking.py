@@ -136,11 +136,12 @@ class Tracking:
                     )
                 wanted.append(match[0])
         shadows = {}
-        for index, group in enumerate(native.compute_groups.values()):
+        # the groups as the collection updates them (``compute_groups`` reports {} when they are off)
+        for index, group in enumerate(native._groups.values()):
             members = [n for n in group if n in wanted]
             if members:
                 shadows[f"{CI_MARK}{index}"] = PooledBootstrap(
-                    native[group[0]], {n: native[n] for n in members}, self.ci_bootstraps, self.ci_level,
+                    native[group[0]]._state_owner, {n: native[n] for n in members}, self.ci_bootstraps, self.ci_level,
                     self.ci_seed + 1000003 * index,
                 )
         if shadows:

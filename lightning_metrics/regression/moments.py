@@ -47,6 +47,44 @@ from lightning_metrics.functional.regression.moment_measures import (
     rse_from_moments,
 )
 from lightning_metrics.metric import Metric
+from lightning_metrics.utilities.exceptions import MetricInputError
+
+
+def _view(of_moments: Any, doc: str, integer: bool = False, squeeze: bool = False) -> property:
+    """A read-only state of torchmetrics' class (``PearsonCorrCoef.mean_x``, ...), derived from ``moments``.
+
+    Code written for torchmetrics reads these names; here they are views in the metric's dtype
+    (counts as int64 where torchmetrics keeps an integer), one entry per output column, or a
+    scalar with ``squeeze`` for classes whose torchmetrics states are scalars for 1-D input.
+    """
+
+    def read(self: "_MomentMetric") -> Tensor:
+        value = of_moments(self.moments)
+        value = value.round().long() if integer else value.to(self.dtype)
+        return value[0] if integer or (squeeze and value.numel() == 1) else value
+
+    return property(read, doc=doc)
+
+
+def _total(m: Tensor) -> Tensor:
+    return mo.count(m)
+
+
+def _sum(var: int) -> Any:
+    return lambda m: mo.count(m) * mo.mean(m, var)
+
+
+def _sum_of_squares(var: int) -> Any:
+    return lambda m: mo.comoment(m, var, var) + mo.count(m) * mo.mean(m, var) ** 2
+
+
+def _max_abs_deviation(var: int) -> Any:
+    def deviation(m: Tensor) -> Tensor:
+        centre = mo.mean(m, var)
+        spread = torch.maximum(mo.maximum(m, var) - centre, centre - mo.minimum(m, var))
+        return torch.where(mo.count(m) > 0, spread, torch.zeros_like(spread))
+
+    return deviation
 
 
 class _MomentMetric(Metric):
@@ -91,7 +129,7 @@ class _MomentMetric(Metric):
             columns = preds.shape[1] if preds.ndim == 2 else 1
             width = self.moments.shape[1]
             if columns != width and not (width == 1 and not bool(mo.count(self.moments).any())):
-                raise ValueError(
+                raise MetricInputError(
                     f"Expected inputs with {width} output column(s) as in earlier batches, got {columns} (from `preds`)"
                 )
         return super()._forward_shared(members, *args, **kwargs)
@@ -109,11 +147,11 @@ class _MomentMetric(Metric):
         """The state, after checking it fits ``num_outputs`` (a shared state may come from a laxer metric)."""
         m = self.moments
         if not allow_flattened and mo.was_flattened(m):
-            raise ValueError(
+            raise MetricInputError(
                 f"{type(self).__name__} expects 1D or 2D inputs, but >2D inputs were accumulated"
             )
         if num_outputs is not None and m.shape[1] != num_outputs and (num_outputs > 1 or not allow_flattened):
-            raise ValueError(
+            raise MetricInputError(
                 f"{type(self).__name__}: argument `num_outputs`={num_outputs} does not match the"
                 f" {m.shape[1]} output column(s) accumulated"
             )
@@ -134,6 +172,9 @@ class MeanSquaredError(_MomentMetric):
     higher_is_better = False
     plot_lower_bound = 0.0
     _result_follows_float64 = False
+
+    sum_squared_error = _view(mo.sum_squared_error, "``sum (preds - target)^2`` per output (torchmetrics' state)")
+    total = _view(_total, "The number of observations (torchmetrics' state)", integer=True)
 
     def __init__(self, squared: bool = True, num_outputs: int = 1, **kwargs: Any) -> None:
         check_bool("squared", squared)
@@ -207,6 +248,11 @@ class R2Score(_MomentMetric):
     higher_is_better = True
     plot_upper_bound = 1.0
 
+    sum_squared_error = _view(_sum_of_squares(mo.Y), "``sum target^2`` (torchmetrics' state)", squeeze=True)
+    sum_error = _view(_sum(mo.Y), "``sum target`` (torchmetrics' state)", squeeze=True)
+    residual = _view(mo.sum_squared_error, "``sum (target - preds)^2`` (torchmetrics' state)", squeeze=True)
+    total = _view(_total, "The number of observations (torchmetrics' state)", integer=True)
+
     def __init__(self, adjusted: int = 0, multioutput: str = "uniform_average", **kwargs: Any) -> None:
         _check_adjusted(adjusted)
         check_multioutput(multioutput)
@@ -237,6 +283,12 @@ class ExplainedVariance(_MomentMetric):
     is_differentiable = True
     higher_is_better = True
     plot_upper_bound = 1.0
+
+    sum_error = _view(_sum(mo.E), "``sum (target - preds)`` (torchmetrics' state)", squeeze=True)
+    sum_squared_error = _view(mo.sum_squared_error, "``sum (target - preds)^2`` (torchmetrics' state)", squeeze=True)
+    sum_target = _view(_sum(mo.Y), "``sum target`` (torchmetrics' state)", squeeze=True)
+    sum_squared_target = _view(_sum_of_squares(mo.Y), "``sum target^2`` (torchmetrics' state)", squeeze=True)
+    num_obs = _view(_total, "The number of observations (torchmetrics' state)", squeeze=True)
 
     def __init__(
         self,
@@ -271,6 +323,11 @@ class RelativeSquaredError(_MomentMetric):
     higher_is_better = False
     _result_follows_float64 = False
 
+    sum_squared_error = _view(_sum_of_squares(mo.Y), "``sum target^2`` per output (torchmetrics' state)")
+    sum_error = _view(_sum(mo.Y), "``sum target`` per output (torchmetrics' state)")
+    residual = _view(mo.sum_squared_error, "``sum (target - preds)^2`` per output (torchmetrics' state)")
+    total = _view(_total, "The number of observations (torchmetrics' state)", integer=True)
+
     def __init__(self, num_outputs: int = 1, squared: bool = True, **kwargs: Any) -> None:
         check_num_outputs_arg(num_outputs)
         check_bool("squared", squared)
@@ -304,6 +361,15 @@ class PearsonCorrCoef(_MomentMetric):
     higher_is_better = None  # both -1 and 1 are optimal
     plot_lower_bound = -1.0
     plot_upper_bound = 1.0
+
+    mean_x = _view(lambda m: mo.mean(m, mo.X), "Mean of ``preds`` per output (torchmetrics' state)")
+    mean_y = _view(lambda m: mo.mean(m, mo.Y), "Mean of ``target`` per output (torchmetrics' state)")
+    max_abs_dev_x = _view(_max_abs_deviation(mo.X), "Largest ``|preds - mean_x|`` (torchmetrics' state)")
+    max_abs_dev_y = _view(_max_abs_deviation(mo.Y), "Largest ``|target - mean_y|`` (torchmetrics' state)")
+    var_x = _view(lambda m: mo.comoment(m, mo.X, mo.X), "``sum (preds - mean_x)^2`` (torchmetrics' state)")
+    var_y = _view(lambda m: mo.comoment(m, mo.Y, mo.Y), "``sum (target - mean_y)^2`` (torchmetrics' state)")
+    corr_xy = _view(lambda m: mo.comoment(m, mo.X, mo.Y), "``sum (preds - mean_x)(target - mean_y)`` (torchmetrics' state)")
+    n_total = _view(_total, "The number of observations per output (torchmetrics' state)")
 
     def __init__(self, num_outputs: int = 1, **kwargs: Any) -> None:
         check_num_outputs_arg(num_outputs)

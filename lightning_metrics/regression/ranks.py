@@ -10,6 +10,7 @@ tensor(1.0000)
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Hashable
 from typing import Any, Literal
 
@@ -37,9 +38,17 @@ class _PairedColumns(Metric):
     full_state_update = False
     additive_update = True
     _floating_only = True
+    _warns_about_memory = False  # torchmetrics warns for Spearman (not Kendall) at construction
 
     def __init__(self, num_outputs: int = 1, **kwargs: Any) -> None:
         check_num_outputs_arg(num_outputs)
+        if self._warns_about_memory:
+            warnings.warn(
+                f"Metric `SpearmanCorrcoef` will save all targets and predictions in the buffer. For large datasets,"
+                f" this may lead to large memory footprint ({type(self).__name__} keeps every sample to rank them).",
+                UserWarning,
+                stacklevel=2,
+            )
         super().__init__(**kwargs)
         self.num_outputs = num_outputs
         self.add_state("preds", [], dist_reduce_fx="cat")
@@ -81,6 +90,7 @@ class SpearmanCorrCoef(_PairedColumns):
     higher_is_better = True
     plot_lower_bound = -1.0
     plot_upper_bound = 1.0
+    _warns_about_memory = True
 
     def compute(self) -> Tensor:
         """Spearman's rho over everything seen (ranks are global)."""

@@ -170,11 +170,14 @@ class BootStrapper(WrapperMetric):
         alone, computed from a second resample per copy.
 
         The second resample matches the draws of torchmetrics' ``forward``, so seeded batch
-        values agree; unlike torchmetrics, the accumulated state keeps the earlier batches.
+        values agree, and as there they carry no autograd history; unlike torchmetrics, the
+        accumulated state keeps the earlier batches.
         """
         self.update(*args, **kwargs)
         self._computed = None
-        values = [_batch_value(metric, resample) for metric, resample in zip(self.metrics, self._resampled(args, kwargs))]
+        with torch.no_grad():
+            resamples = zip(self.metrics, self._resampled(args, kwargs))
+            values = [_batch_value(metric, resample) for metric, resample in resamples]
         return self._summarise(torch.stack(values, dim=0))
 
     def _summarise(self, values: Tensor) -> dict[str, Tensor]:

@@ -74,6 +74,18 @@ class ClasswiseWrapper(WrapperMetric):
         """The wrapped metric's ``additive_update``."""
         return self.metric.additive_update
 
+    @property
+    def statistic_spec(self) -> Any:
+        """The wrapped metric's: in a collection the wrapper shares its statistic (as torchmetrics)."""
+        return self.metric.statistic_spec
+
+    @property
+    def _state_owner(self) -> Metric:
+        return self.metric._state_owner
+
+    def _batch_value_from(self, owner_value: Any) -> Any:
+        return self._convert_output(owner_value)
+
     def _filter_kwargs(self, **kwargs: Any) -> dict[str, Any]:
         return self.metric._filter_kwargs(**kwargs)
 

@@ -16,11 +16,13 @@ class MinMaxMetric(WrapperMetric):
     """Track the minimum and maximum of a scalar metric over the values it has produced.
 
     Each ``compute`` (and ``forward``, with the batch value) compares the value with the
-    extremes so far. ``min_val`` and ``max_val`` are persistent buffers: they are saved in
-    ``state_dict``, restored by ``load_state_dict`` and follow device moves (in torchmetrics
-    they are plain attributes and are lost on a checkpoint roundtrip, torchmetrics #3323).
-    As in torchmetrics, ``reset`` resets the wrapped metric but keeps the extremes, so they
-    span epochs.
+    extremes so far. ``min_val`` and ``max_val`` are buffers: they follow device moves, and
+    like every metric state they are saved in ``state_dict`` only after ``persistent(True)``
+    (so module checkpoints match torchmetrics', whose extremes are plain attributes); then
+    ``load_state_dict`` restores them (torchmetrics loses them, torchmetrics #3323). As in
+    torchmetrics, ``reset`` resets the wrapped metric but keeps the extremes, so they span
+    epochs. Unlike torchmetrics, ``forward`` keeps accumulating the wrapped metric (there,
+    the wrapped metric holds only the last batch after ``forward``).
 
     Args:
         base_metric: the wrapped metric; its value must be a scalar.
@@ -36,8 +38,11 @@ class MinMaxMetric(WrapperMetric):
     >>> metric.reset(); metric.update(torch.tensor([5.0]))
     >>> metric.compute()
     {'raw': tensor(5.), 'max': tensor(5.), 'min': tensor(2.)}
+    >>> metric.state_dict()
+    OrderedDict()
+    >>> metric.persistent(True)
     >>> sorted(metric.state_dict())
-    ['max_val', 'min_val']
+    ['_base_metric.mean_value', '_base_metric.weight', 'max_val', 'min_val']
     """
 
     plot = _plot_methods.plot_value
@@ -50,8 +55,8 @@ class MinMaxMetric(WrapperMetric):
         super().__init__(**kwargs)
         check_metric("base_metric", base_metric)
         self._base_metric = base_metric
-        self.register_buffer("min_val", torch.tensor(float("inf")), persistent=True)
-        self.register_buffer("max_val", torch.tensor(float("-inf")), persistent=True)
+        self.register_buffer("min_val", torch.tensor(float("inf")), persistent=False)
+        self.register_buffer("max_val", torch.tensor(float("-inf")), persistent=False)
 
     @property
     def higher_is_better(self) -> Any:  # type: ignore[override]
@@ -88,6 +93,15 @@ class MinMaxMetric(WrapperMetric):
         if self.min_val.to(value.device) > value:
             self.min_val = value.clone().to(self.min_val.device)
         return {"raw": value, "max": self.max_val.to(value.device), "min": self.min_val.to(value.device)}
+
+    def persistent(self, mode: bool = False) -> None:
+        """Choose whether the extremes and the wrapped metric's states are saved in ``state_dict``."""
+        super().persistent(mode)
+        for name in ("min_val", "max_val"):
+            if mode:
+                self._non_persistent_buffers_set.discard(name)
+            else:
+                self._non_persistent_buffers_set.add(name)
 
     def reset(self) -> None:
         """Reset the wrapped metric; the extremes are kept."""

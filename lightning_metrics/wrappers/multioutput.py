@@ -10,6 +10,7 @@ from torch import Tensor, nn
 
 from lightning_metrics import _plot_methods
 from lightning_metrics.metric import Metric
+from lightning_metrics.utilities.exceptions import MetricInputError
 from lightning_metrics.wrappers._base import WrapperMetric, apply_to_tensors, check_metric, rollback_on_error
 
 
@@ -80,7 +81,7 @@ class MultioutputWrapper(WrapperMetric):
         """The arguments of each output: selected, NaN rows removed, squeezed (as configured)."""
         for value in [*args, *kwargs.values()]:
             if isinstance(value, Tensor) and value.ndim and value.shape[self.output_dim] < len(self.metrics):
-                raise ValueError(
+                raise MetricInputError(
                     f"MultioutputWrapper: expected `num_outputs`={len(self.metrics)} outputs along dim "
                     f"{self.output_dim} of every input, got an input of shape {tuple(value.shape)}"
                 )

@@ -52,7 +52,9 @@ class Running(Metric):
         slot = self._num_vals_seen % self.window
         for key in self.base_metric._defaults:
             setattr(self, f"{key}_{slot}", getattr(self.base_metric, key))
-        self.base_metric.reset()
+        # fresh states for the base (reset() would empty the slot's list states in place)
+        self.base_metric._forget_updates()
+        self.base_metric._reset_states_only()
         self._num_vals_seen += 1
 
     def update(self, *args: Any, **kwargs: Any) -> None:

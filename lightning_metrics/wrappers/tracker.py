@@ -57,7 +57,9 @@ class MetricTracker(nn.ModuleList):
     (1.0, 1)
     """
 
-    maximize: bool | list[bool]
+    # TorchScript must not compile these; ``forward`` is unused (no class annotation for
+    # ``maximize`` either: TorchScript cannot read ``bool | list[bool]``)
+    __jit_unused_properties__ = ["n_steps"]
 
     def __init__(self, metric: Tracked, maximize: bool | list[bool] | None = None) -> None:
         super().__init__()
@@ -99,6 +101,7 @@ class MetricTracker(nn.ModuleList):
             raise ValueError(f"`{method}` cannot be called before `.increment()` has been called.")
         return self[-1]
 
+    @torch.jit.unused
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """The current step's ``forward``."""
         return self._current("forward")(*args, **kwargs)
@@ -143,6 +146,28 @@ class MetricTracker(nn.ModuleList):
         for metric in self:
             metric.reset()
 
+    def plot(self, val: Any = None, ax: Any = None) -> Any:
+        """Draw every step's value (default: :meth:`compute_all`), one line per result; ``(fig, ax)``.
+
+        Needs matplotlib.
+
+        >>> import torch
+        >>> from lightning_metrics.regression import MeanAbsoluteError
+        >>> tracker = MetricTracker(MeanAbsoluteError())
+        >>> for error in [3.0, 1.0, 2.0]:
+        ...     tracker.increment()
+        ...     tracker.update(torch.tensor([error]), torch.tensor([0.0]))
+        >>> fig, ax = tracker.plot()
+        >>> [float(y) for y in ax.get_lines()[0].get_ydata()]
+        [3.0, 1.0, 2.0]
+        """
+        from lightning_metrics import plotting
+
+        values = self.compute_all() if val is None else val
+        if isinstance(values, Tensor) and values.ndim > 1:  # a vector per step: one line per entry
+            values = list(values)
+        return plotting.plot_scalars(values, ax=ax, name=type(self).__name__)
+
     def best_metric(self, return_step: bool = False) -> Any:
         """The best value over the steps (and, with ``return_step``, the step it came from).
 
@@ -153,8 +178,8 @@ class MetricTracker(nn.ModuleList):
         res = self.compute_all()
         if isinstance(res, list):
             warnings.warn(
-                "MetricTracker: the results of this nested structure cannot be stacked, so `best_metric` "
-                "returns None.", UserWarning, stacklevel=2,
+                "Encountered nested structure. The results of this nested structure cannot be stacked, so"
+                " `best_metric` returns None.", UserWarning, stacklevel=2,
             )
             return (None, None) if return_step else None
         if isinstance(self._base_metric, Metric) and not isinstance(self._base_metric, ClasswiseWrapper):
@@ -162,7 +187,8 @@ class MetricTracker(nn.ModuleList):
                 value, step = _best(res, bool(self.maximize))
             except (ValueError, RuntimeError) as err:
                 warnings.warn(
-                    f"MetricTracker: no best value ({err}); the metric's value may not be orderable. Returning None.",
+                    f"Encountered the following error when trying to get the best metric: {err}; the metric's value may"
+                    " not be orderable. Returning None.",
                     UserWarning, stacklevel=2,
                 )
                 return (None, None) if return_step else None
@@ -175,7 +201,8 @@ class MetricTracker(nn.ModuleList):
                 values[key], steps[key] = _best(stacked, maximize[i])
             except (ValueError, RuntimeError, IndexError) as err:
                 warnings.warn(
-                    f"MetricTracker: no best value for {key!r} ({err}). Returning None for it.",
+                    f"Encountered the following error when trying to get the best metric for metric {key}: {err}."
+                    " Returning None for it.",
                     UserWarning, stacklevel=2,
                 )
                 values[key], steps[key] = None, None

@@ -74,11 +74,13 @@ def test_functional_parity(family: str) -> None:
     assert not failures, f"{len(failures)} mismatches, e.g.:\n" + "\n".join(failures[:15])
 
 
-def test_multilabel_samplewise_weighted_stat_scores_normalize_per_sample() -> None:
+def test_multilabel_samplewise_weighted_stat_scores_weigh_by_the_total_support() -> None:
+    """As torchmetrics 1.9: each label's weight is its support over the support of every sample."""
     preds = torch.tensor([[[1], [0]], [[1], [1]]])
     target = torch.tensor([[[1], [1]], [[0], [1]]])
     res = lmf.multilabel_stat_scores(preds, target, num_labels=2, average="weighted", multidim_average="samplewise")
-    # sample 0: only label 0 and 1 have support 1 each -> plain mean of the two labels' stats
-    expected0 = lmf.multilabel_stat_scores(preds[:1], target[:1], num_labels=2, average="macro",
-                                           multidim_average="samplewise")[0]
-    torch.testing.assert_close(res[0], expected0)
+    per_label = lmf.multilabel_stat_scores(preds, target, num_labels=2, average=None, multidim_average="samplewise")
+    support = per_label[..., 4].float()  # (samples, labels): 1, 1 and 0, 1 -> total 3
+    expected = (per_label * (support / support.sum()).unsqueeze(-1)).sum(1)
+    torch.testing.assert_close(res, expected)
+    assert res[0, 4].item() == pytest.approx(2 / 3)  # not 1: the weights of a sample do not sum to one

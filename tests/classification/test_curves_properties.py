@@ -259,12 +259,12 @@ BAD_TENSORS = [
         "nan",
     ),
     (
-        "float target",
+        "fractional float target",  # whole-number floats are labels, as in torchmetrics
         lambda: lmc.BinaryAveragePrecision(thresholds=5),
         torch.tensor([0.2, 0.3]),
-        torch.tensor([0.0, 1.0]),
+        torch.tensor([0.0, 0.5]),
         "target",
-        "float32",
+        "0.5",
     ),
     ("target 2", lambda: lmc.BinaryROC(), torch.tensor([0.2, 0.3]), torch.tensor([0, 2]), "target", "2"),
     (

@@ -86,12 +86,12 @@ COUNTS = [
         ("preds", "(5,)", "(6,)"),
     ),
     Case(
-        "binary-float-target",
+        "binary-fractional-float-target",  # whole-number floats are labels (as in torchmetrics)
         "counts",
         cls.BinaryF1Score,
         "binary",
-        swap(1, lambda t: t.float()),
-        ("target", "float32"),
+        swap(1, lambda t: t.float() + 0.5),
+        ("target", "whole numbers", "0.5"),
     ),
     Case(
         "binary-target-out-of-range", "counts", cls.BinaryPrecision, "binary", put(1, 0, 2), ("target", "2")
@@ -139,12 +139,12 @@ COUNTS = [
         ("preds", "(6, 4)"),
     ),
     Case(
-        "multiclass-float-target",
+        "multiclass-fractional-float-target",
         "counts",
         lambda: cls.MulticlassRecall(num_classes=C),
         "multiclass",
-        swap(1, lambda t: t.double()),
-        ("target", "float64"),
+        swap(1, lambda t: t.double() / 4),
+        ("target", "whole numbers", "0.25"),
     ),
     Case(
         "multiclass-label-preds-out-of-range",
@@ -195,12 +195,12 @@ COUNTS = [
         ("target", "2"),
     ),
     Case(
-        "multilabel-float-target",
+        "multilabel-fractional-float-target",
         "counts",
         lambda: cls.MultilabelHammingDistance(num_labels=C),
         "multilabel",
-        swap(1, lambda t: t.float()),
-        ("target", "float32"),
+        swap(1, lambda t: t.float() * 0.75),
+        ("target", "whole numbers", "0.75"),
     ),
     Case(
         "multilabel-nan-scores",
@@ -332,12 +332,12 @@ CURVES = [
         ("preds", "(6, 2)"),
     ),
     Case(
-        "multilabel-ranking-float-target",
+        "multilabel-ranking-fractional-float-target",
         "curves",
         lambda: cls.MultilabelRankingLoss(num_labels=C),
         "multilabel",
-        swap(1, lambda t: t.float()),
-        ("target", "float32"),
+        swap(1, lambda t: t.float() + 0.5),
+        ("target", "whole numbers", "0.5"),
     ),
     Case(
         "calibration-nan-scores",

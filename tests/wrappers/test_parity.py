@@ -264,8 +264,22 @@ def test_minmax_forward_values_match(base):
     torch.testing.assert_close(ours.compute()["raw"], reference.compute())
 
 
+def test_minmax_state_dict_is_empty_unless_persistent():
+    """As torchmetrics: a module checkpoint holding a MinMaxMetric has no key of it by default."""
+    ours = lw.MinMaxMetric(lm.regression.MeanSquaredError())
+    theirs = torchmetrics.wrappers.MinMaxMetric(torchmetrics.regression.MeanSquaredError())
+    for metric in (ours, theirs):
+        metric.update(*regression_batches(seed=1)[0])
+        metric.compute()
+    assert dict(ours.state_dict()) == dict(theirs.state_dict()) == {}
+    holder = torch.nn.Module()
+    holder.minmax = lw.MinMaxMetric(lm.regression.MeanSquaredError())
+    holder.load_state_dict(torch.nn.Module().state_dict())  # a torchmetrics checkpoint: strict load works
+
+
 def test_minmax_state_dict_roundtrip_keeps_extremes():
     metric = lw.MinMaxMetric(lm.regression.MeanSquaredError())
+    metric.persistent(True)
     for epoch in range(3):
         for batch in regression_batches(seed=epoch):
             metric.update(*batch)
@@ -274,6 +288,7 @@ def test_minmax_state_dict_roundtrip_keeps_extremes():
     saved = metric.state_dict()
     assert {"min_val", "max_val"} <= set(saved)
     restored = lw.MinMaxMetric(lm.regression.MeanSquaredError())
+    restored.persistent(True)
     restored.load_state_dict(saved)
     torch.testing.assert_close(restored.min_val, metric.min_val)
     torch.testing.assert_close(restored.max_val, metric.max_val)

@@ -60,7 +60,9 @@ class Reduction:
         counts = spec.counts(states)
         average = "binary" if spec.task == "binary" else self.average
         if name == "stat_scores":
-            return reduce_stat_scores(counts, average)
+            # torchmetrics weighs multilabel samplewise supports by their total over all samples
+            pooled = spec.task == "multilabel" and spec.samplewise
+            return reduce_stat_scores(counts, average, pool_support=pooled)
         dropped = None
         if name == "jaccard_index" and spec.task == "multiclass" and spec.ignore_index is not None:
             dropped = spec.ignore_index if 0 <= spec.ignore_index < spec.size else None

@@ -190,6 +190,8 @@ class CountSpec:
         if self.validate_args:
             self.validate(preds, target)
         valid = _inputs.valid_mask(target, self.ignore_index)
+        if target.is_floating_point():  # whole-number float labels (e.g. BCE targets) count as ints
+            target = target.long()
         if self.task == "multiclass":
             pred = _inputs.multiclass_labels(preds, target, self.top_k)
             return self._multiclass_batch(target, pred, valid)

@@ -93,7 +93,10 @@ def exact_pr(scores: Tensor, positive: Tensor, no_positive_override: bool) -> tu
     precision = tps / (tps + fps)
     recall = tps / tps[-1]
     if no_positive_override:
-        warnings.warn("No positive samples in `target`: recall is undefined and set to one.", UserWarning)
+        warnings.warn(
+            "No positive samples found in target, recall is undefined. Setting recall to one for all thresholds.",
+            UserWarning,
+        )
         recall = torch.ones_like(recall)
     one, zero = precision.new_ones(1), recall.new_zeros(1)
     return torch.cat((precision.flip(0), one)), torch.cat((recall.flip(0), zero)), thresholds.flip(0)
@@ -106,12 +109,20 @@ def exact_roc(scores: Tensor, positive: Tensor) -> tuple[Tensor, Tensor, Tensor]
     fps = torch.cat((fps.new_zeros(1), fps))
     thresholds = torch.cat((thresholds.new_ones(1), thresholds))
     if fps[-1] <= 0:
-        warnings.warn("No negative samples in `target`: the false positive rate is set to zero.", UserWarning)
+        warnings.warn(
+            "No negative samples in targets, false positive value should be meaningless: the false positive"
+            " rate is set to zero.",
+            UserWarning,
+        )
         fpr = torch.zeros_like(thresholds)
     else:
         fpr = fps / fps[-1]
     if tps[-1] <= 0:
-        warnings.warn("No positive samples in `target`: the true positive rate is set to zero.", UserWarning)
+        warnings.warn(
+            "No positive samples in targets, true positive value should be meaningless: the true positive"
+            " rate is set to zero.",
+            UserWarning,
+        )
         tpr = torch.zeros_like(thresholds)
     else:
         tpr = tps / tps[-1]
@@ -266,7 +277,8 @@ def reduce_scores(
         return scores
     nan = torch.isnan(scores)
     if bool(nan.any()):
-        warnings.warn(f"{name} for one or more columns was nan; they are ignored in the {average} average.")
+        # the words torchmetrics uses, so that filters written for its warnings match ours
+        warnings.warn(f"{name} score for one or more classes was `nan`. Ignoring these classes in {average}-average.")
     kept = scores[~nan]
     if average == "macro":
         return kept.mean()

@@ -150,7 +150,10 @@ def binary_logauc_from_roc(fpr: Tensor, tpr: Tensor, fpr_range: tuple[float, flo
     # in the curve's dtype: float32 bounds never equal their float64 copies in ``log_fpr`` (torchmetrics fails there)
     bounds = torch.tensor(fpr_range, device=fpr.device, dtype=fpr.dtype if fpr.is_floating_point() else None)
     if fpr.numel() < 2 or tpr.numel() < 2:
-        warnings.warn("LogAUC needs at least two ROC points; returning 0.", UserWarning)
+        warnings.warn(
+            "At least two values on for the fpr and tpr are required to compute the log AUC. Returns 0 score.",
+            UserWarning,
+        )
         return torch.tensor(0.0, device=fpr.device)
     tpr = torch.cat([tpr, _interp_at(bounds, fpr, tpr)]).sort().values
     log_fpr = torch.log10(torch.cat([fpr, bounds]).sort().values)

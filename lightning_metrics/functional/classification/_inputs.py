@@ -8,7 +8,7 @@ Input kinds follow torchmetrics:
 - multiclass: ``(N, ...)`` integer labels, or ``(N, C, ...)`` scores reduced with ``argmax`` (or
   ``topk`` for ``top_k > 1``) over the class dimension; no softmax is needed for either.
 
-Targets are integer (or bool) labels. ``ignore_index`` names a target value whose positions
+Targets are integer (or bool) labels, or floats holding whole numbers (as torchmetrics accepts). ``ignore_index`` names a target value whose positions
 count nowhere; formatting never drops them (that would make shapes data-dependent), it returns a
 ``valid`` mask (or ``None`` when nothing can be ignored) and the statistics send ignored
 positions to a discarded histogram bin.
@@ -24,6 +24,8 @@ from typing import Any, Optional, Sequence
 
 import torch
 from torch import Tensor
+
+from lightning_metrics.utilities.exceptions import MetricInputError
 
 TASKS = ("binary", "multiclass", "multilabel")
 AVERAGES = ("micro", "macro", "weighted", "none", None)
@@ -97,18 +99,36 @@ def _check_tensors(preds: Any, target: Any) -> None:
     for name, value in (("preds", preds), ("target", target)):
         if not isinstance(value, Tensor):
             raise TypeError(f"Argument `{name}` must be a torch.Tensor, got {type(value).__name__}")
-    if target.is_floating_point() or target.is_complex():
-        raise TypeError(
-            f"Argument `target` must hold integer labels, got dtype {target.dtype}; convert it with `.long()`"
-        )
+    check_label_target(target)
     # the sum is NaN whenever a score is: one cheap reduction clears the common case
     if preds.is_floating_point() and bool(torch.isnan(preds.sum())) and bool(torch.isnan(preds).any()):
-        raise ValueError("Argument `preds` contains NaN scores")
+        raise MetricInputError("Argument `preds` contains NaN scores")
+
+
+def check_label_target(target: Tensor) -> None:
+    """Targets are labels: integers, bools, or floats holding whole numbers (e.g. the 0.0/1.0
+    targets kept for ``BCEWithLogitsLoss``), which torchmetrics accepts too.
+
+    >>> check_label_target(torch.tensor([0.0, 1.0, 1.0]))
+    >>> check_label_target(torch.tensor([0.0, 0.5]))
+    Traceback (most recent call last):
+    ...
+    lightning_metrics.utilities.exceptions.MetricInputError: Argument `target` must hold integer labels; a floating `target` must hold whole numbers, got [0.5]
+    """
+    if target.is_complex():
+        raise MetricInputError(f"Argument `target` must hold integer labels, got dtype {target.dtype}")
+    if target.is_floating_point():
+        fractional = target != target.trunc()  # NaN and inf fail too
+        if bool(fractional.any()):
+            raise MetricInputError(
+                "Argument `target` must hold integer labels; a floating `target` must hold whole numbers, "
+                f"got {_short(target[fractional])}"
+            )
 
 
 def _check_same_shape(preds: Tensor, target: Tensor) -> None:
     if preds.shape != target.shape:
-        raise ValueError(
+        raise MetricInputError(
             f"Arguments `preds` and `target` must have the same shape, got {tuple(preds.shape)} and "
             f"{tuple(target.shape)}"
         )
@@ -126,12 +146,12 @@ def _check_values(name: str, values: Tensor, low: int, high: int, ignore_index: 
         bad &= values != ignore_index
     if bad.any():
         allowed = f"[{low}, {high - 1}]" + ("" if ignore_index is None else f" or `ignore_index`={ignore_index}")
-        raise ValueError(f"Argument `{name}` must hold values in {allowed}, got {_short(values[bad])}")
+        raise MetricInputError(f"Argument `{name}` must hold values in {allowed}, got {_short(values[bad])}")
 
 
 def _check_samplewise(multidim_average: str, ndim: int, minimum: int) -> None:
     if multidim_average == "samplewise" and ndim < minimum:
-        raise ValueError(
+        raise MetricInputError(
             f"Argument `multidim_average`='samplewise' needs inputs with at least {minimum} dimensions, "
             f"got {ndim}"
         )
@@ -154,7 +174,7 @@ def validate_multilabel(
     _check_tensors(preds, target)
     _check_same_shape(preds, target)
     if preds.ndim < 2 or preds.shape[1] != num_labels:
-        raise ValueError(
+        raise MetricInputError(
             f"Argument `preds` must have shape (N, {num_labels}, ...) for `num_labels`={num_labels}, "
             f"got {tuple(preds.shape)}"
         )
@@ -180,7 +200,7 @@ def validate_multiclass(
         if not preds.is_floating_point():
             raise TypeError(f"Argument `preds` with a class dimension must hold float scores, got {preds.dtype}")
         if preds.shape[1] != classes or preds.shape[2:] != target.shape[1:] or preds.shape[0] != target.shape[0]:
-            raise ValueError(
+            raise MetricInputError(
                 f"Argument `preds` must have shape (N, {num_classes}, ...) matching `target` (N, ...), got "
                 f"{tuple(preds.shape)} and {tuple(target.shape)}"
             )
@@ -188,11 +208,11 @@ def validate_multiclass(
     elif preds.ndim == target.ndim:
         _check_same_shape(preds, target)
         if top_k > 1:
-            raise ValueError(f"Argument `top_k`={top_k} needs `preds` of scores with shape (N, C, ...)")
+            raise MetricInputError(f"Argument `top_k`={top_k} needs `preds` of scores with shape (N, C, ...)")
         _check_values("preds", preds, 0, _UNBOUNDED if classes is None else classes)
         _check_samplewise(multidim_average, preds.ndim, 2)
     else:
-        raise ValueError(
+        raise MetricInputError(
             f"Arguments `preds` and `target` must have shapes (N, C, ...) and (N, ...), or both (N, ...), got "
             f"{tuple(preds.shape)} and {tuple(target.shape)}"
         )

@@ -176,10 +176,17 @@ def reduce_measure(
     return safe_divide(weights * scores, weights.sum(-1, keepdim=True)).sum(-1)
 
 
-def reduce_stat_scores(counts: Counts, average: Optional[str]) -> Tensor:
+def reduce_stat_scores(counts: Counts, average: Optional[str], pool_support: bool = False) -> Tensor:
     """``[tp, fp, tn, fn, support]`` along a new last dim, averaged over classes like torchmetrics.
 
-    The weighted average divides by the total support unguarded (NaN without support), as torchmetrics.
+    The weighted average divides by the total support unguarded (NaN without support), as torchmetrics;
+    with ``pool_support`` (multilabel samplewise, as torchmetrics) by the support summed over every
+    sample too, so a sample whose labels are all absent contributes zeros instead of NaN.
+
+    >>> counts = Counts(tp=torch.tensor([[0, 0], [1, 2]]), fp=torch.tensor([[1, 0], [0, 0]]),
+    ...                 tn=torch.tensor([[1, 2], [1, 0]]), fn=torch.tensor([[0, 0], [0, 0]]))
+    >>> reduce_stat_scores(counts, "weighted", pool_support=True)[:, 0]
+    tensor([0.0000, 1.6667])
     """
     res = torch.stack([counts.tp, counts.fp, counts.tn, counts.fn, counts.tp + counts.fn], dim=-1)
     if average in ("binary", None, "none"):
@@ -189,7 +196,8 @@ def reduce_stat_scores(counts: Counts, average: Optional[str]) -> Tensor:
     if average == "macro":
         return res.float().mean(-2)
     support = counts.tp + counts.fn
-    return (res * (support / support.sum(-1, keepdim=True)).unsqueeze(-1)).sum(-2)
+    total = support.sum() if pool_support else support.sum(-1, keepdim=True)
+    return (res * (support / total).unsqueeze(-1)).sum(-2)
 
 
 def samples_row_values(name: str, counts: Counts, beta: float = 1.0) -> "tuple[Tensor, Tensor]":

@@ -19,6 +19,9 @@ from typing import Any, Optional, Sequence
 import torch
 from torch import Tensor
 
+from lightning_metrics.functional.classification._inputs import check_label_target
+from lightning_metrics.utilities.exceptions import MetricInputError
+
 TASKS = ("binary", "multiclass", "multilabel")
 # On CPU a Python branch on "any score outside [0, 1]" costs no device sync and skips the transform;
 # tests turn it off to run (and check) the sync-free ``torch.where`` path used on accelerators.
@@ -132,17 +135,16 @@ def _short(value: Any) -> str:
 # -------------------------------------------------------------------------- tensor checks
 def _check_float_preds(preds: Tensor) -> None:
     if not preds.is_floating_point():
-        raise ValueError(
+        raise MetricInputError(
             f"Argument `preds` must be a floating tensor of scores or logits, got dtype {preds.dtype}"
         )
     # one reduction first (a NaN anywhere makes the sum NaN); the exact check only if it fires
     if preds.numel() and bool(torch.isnan(preds.sum())) and bool(torch.isnan(preds).any()):
-        raise ValueError("Argument `preds` contains NaN scores, got " + _short(preds))
+        raise MetricInputError("Argument `preds` contains NaN scores, got " + _short(preds))
 
 
 def _check_int_target(target: Tensor) -> None:
-    if target.is_floating_point() or target.is_complex():
-        raise ValueError(f"Argument `target` must be an integer tensor of labels, got dtype {target.dtype}")
+    check_label_target(target)  # integers, or floats holding whole numbers
 
 
 def _check_binary_values(target: Tensor, ignore_index: Optional[int]) -> None:
@@ -156,7 +158,7 @@ def _check_binary_values(target: Tensor, ignore_index: Optional[int]) -> None:
         bad &= target != ignore_index
     if bool(bad.any()):
         allowed = [0, 1] if ignore_index is None else [0, 1, ignore_index]
-        raise RuntimeError(
+        raise MetricInputError(
             f"Argument `target` must only hold values {allowed}, got {_short(torch.unique(target[bad]))}"
         )
 
@@ -166,7 +168,7 @@ def validate_binary(
 ) -> None:
     """Same shapes, integer target in {0, 1} (or ignore_index), floating scores without NaN."""
     if preds.shape != target.shape:
-        raise ValueError(
+        raise MetricInputError(
             f"Arguments `preds` and `target` must have the same shape, got {tuple(preds.shape)} and "
             f"{tuple(target.shape)}"
         )
@@ -183,12 +185,12 @@ def validate_multiclass(preds: Tensor, target: Tensor, num_classes: int, ignore_
         or preds.shape[0] != target.shape[0]
         or preds.shape[2:] != target.shape[1:]
     ):
-        raise ValueError(
+        raise MetricInputError(
             "Arguments `preds` and `target` must have shapes (N, C, ...) and (N, ...), got "
             f"{tuple(preds.shape)} and {tuple(target.shape)}"
         )
     if preds.shape[1] != num_classes:
-        raise ValueError(
+        raise MetricInputError(
             f"Argument `preds` must have `num_classes`={num_classes} scores in dim 1, "
             f"got shape {tuple(preds.shape)}"
         )
@@ -198,7 +200,7 @@ def validate_multiclass(preds: Tensor, target: Tensor, num_classes: int, ignore_
     if ignore_index is not None:
         bad &= target != ignore_index
     if bool(bad.any()):
-        raise RuntimeError(
+        raise MetricInputError(
             f"Argument `target` must hold class labels in [0, {num_classes}) "
             f"{'' if ignore_index is None else f'or ignore_index={ignore_index} '}"
             f"got {_short(torch.unique(target[bad]))}"
@@ -208,12 +210,12 @@ def validate_multiclass(preds: Tensor, target: Tensor, num_classes: int, ignore_
 def validate_multilabel(preds: Tensor, target: Tensor, num_labels: int, ignore_index: Optional[int]) -> None:
     """``preds`` and ``target`` (N, L, ...), floating scores, target in {0, 1} (or ignore_index)."""
     if preds.shape != target.shape:
-        raise ValueError(
+        raise MetricInputError(
             f"Arguments `preds` and `target` must have the same shape, got {tuple(preds.shape)} and "
             f"{tuple(target.shape)}"
         )
     if preds.ndim < 2 or preds.shape[1] != num_labels:
-        raise ValueError(
+        raise MetricInputError(
             f"Argument `preds` must have `num_labels`={num_labels} scores in dim 1, "
             f"got shape {tuple(preds.shape)}"
         )
@@ -245,12 +247,18 @@ def normalize_scores(scores: Tensor, kind: Optional[str], valid: Optional[Tensor
     return torch.where(outside.any(), transform(scores), scores)
 
 
+def _labels(target: Tensor) -> Tensor:
+    """Whole-number float targets (e.g. kept for ``BCEWithLogitsLoss``) as integer labels."""
+    return target.long() if target.is_floating_point() else target
+
+
 def format_binary(
     preds: Tensor, target: Tensor, ignore_index: Optional[int], normalization: Optional[str] = "sigmoid"
 ) -> tuple[Tensor, Tensor, Optional[Tensor]]:
     """Flatten to (N,) scores and targets plus the valid mask (None when nothing can be ignored)."""
     preds, target = preds.flatten(), target.flatten()
     valid = None if ignore_index is None else target != ignore_index
+    target = _labels(target)
     return normalize_scores(preds, normalization, valid), target, valid
 
 
@@ -261,6 +269,7 @@ def format_multiclass(
     preds = preds.transpose(0, 1).reshape(num_classes, -1).T
     target = target.flatten()
     valid = None if ignore_index is None else target != ignore_index
+    target = _labels(target)
     return normalize_scores(preds, "softmax", valid), target, valid
 
 
@@ -271,4 +280,5 @@ def format_multilabel(
     preds = preds.transpose(0, 1).reshape(num_labels, -1).T
     target = target.transpose(0, 1).reshape(num_labels, -1).T
     valid = None if ignore_index is None else target != ignore_index
+    target = _labels(target)
     return normalize_scores(preds, "sigmoid"), target, valid

@@ -4,21 +4,24 @@
 >>> check_same_shape(torch.zeros(3), torch.zeros(4))
 Traceback (most recent call last):
 ...
-RuntimeError: `preds` and `target` must have the same shape, got preds.shape=(3,) and target.shape=(4,)
+lightning_metrics.utilities.exceptions.MetricInputError: `preds` and `target` must have the same shape, got preds.shape=(3,) and target.shape=(4,)
 """
 
 from __future__ import annotations
 
 from torch import Tensor
 
+from lightning_metrics.utilities.exceptions import MetricInputError
+
 MULTIOUTPUT_CHOICES = ("raw_values", "uniform_average", "variance_weighted")
 
 
 def check_same_shape(preds: Tensor, target: Tensor, names: tuple[str, str] = ("preds", "target")) -> None:
-    """Raise ``RuntimeError`` (as torchmetrics does) unless both tensors have the same shape."""
+    """Raise :class:`MetricInputError` (a ``RuntimeError`` as torchmetrics raises, and a
+    ``ValueError``) unless both tensors have the same shape."""
     if preds.shape != target.shape:
         a, b = names
-        raise RuntimeError(
+        raise MetricInputError(
             f"`{a}` and `{b}` must have the same shape, got {a}.shape={tuple(preds.shape)}"
             f" and {b}.shape={tuple(target.shape)}"
         )
@@ -38,12 +41,12 @@ def check_columns(preds: Tensor, num_outputs: int, strict_single: bool) -> None:
     """
     if num_outputs > 1:
         if preds.ndim != 2 or preds.shape[1] != num_outputs:
-            raise ValueError(
+            raise MetricInputError(
                 f"Expected `preds` of shape (N, num_outputs) with num_outputs={num_outputs},"
                 f" got preds.shape={tuple(preds.shape)}"
             )
     elif strict_single and not (preds.ndim == 1 or (preds.ndim == 2 and preds.shape[1] == 1)):
-        raise ValueError(
+        raise MetricInputError(
             f"Expected `preds` of shape (N,) or (N, 1) with num_outputs=1, got preds.shape={tuple(preds.shape)};"
             " set `num_outputs` to the number of columns"
         )
@@ -52,7 +55,7 @@ def check_columns(preds: Tensor, num_outputs: int, strict_single: bool) -> None:
 def check_at_most_2d(preds: Tensor, metric: str) -> None:
     """The explained-variance family takes ``(N,)`` or ``(N, d)`` inputs."""
     if preds.ndim > 2:
-        raise ValueError(f"{metric} expects 1D or 2D `preds`/`target`, got preds.shape={tuple(preds.shape)}")
+        raise MetricInputError(f"{metric} expects 1D or 2D `preds`/`target`, got preds.shape={tuple(preds.shape)}")
 
 
 def check_floating(name: str, tensor: Tensor) -> None:

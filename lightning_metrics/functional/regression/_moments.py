@@ -27,6 +27,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from lightning_metrics.utilities.exceptions import MetricInputError
+
 X, Y, E = 0, 1, 2  # preds, target, residual (target - preds)
 _NUM_VARS = 3
 _COUNT = 0
@@ -201,7 +203,7 @@ def merge_pair(current: Tensor, incoming: Tensor) -> Tensor:
     >>> merge_pair(moments_of(torch.tensor([1.0]), torch.tensor([1.0])), wide)
     Traceback (most recent call last):
     ...
-    ValueError: Expected inputs with 1 output column(s) as in earlier batches, got 2 (from `preds`)
+    lightning_metrics.utilities.exceptions.MetricInputError: Expected inputs with 1 output column(s) as in earlier batches, got 2 (from `preds`)
     """
     if current.shape != incoming.shape:
         wide_current, wide_incoming = current.shape[1], incoming.shape[1]
@@ -210,7 +212,7 @@ def merge_pair(current: Tensor, incoming: Tensor) -> Tensor:
         elif wide_incoming == 1 and not bool(count(incoming).any()):
             incoming = incoming.expand(-1, wide_current)
         else:
-            raise ValueError(
+            raise MetricInputError(
                 f"Expected inputs with {wide_current} output column(s) as in earlier batches,"
                 f" got {wide_incoming} (from `preds`)"
             )

@@ -20,6 +20,7 @@ from torch import Tensor
 
 from lightning_metrics.functional.regression._checks import check_reduction, check_same_shape
 from lightning_metrics.functional.regression.moment_measures import result_dtype
+from lightning_metrics.utilities.exceptions import MetricInputError
 
 REDUCTIONS = ("mean", "sum", "none", None)
 
@@ -36,7 +37,7 @@ def reduce_rows(scores: Tensor, total: int | Tensor, reduction: str | None) -> T
 def _check_2d(a: Tensor, b: Tensor, names: tuple[str, str]) -> None:
     check_same_shape(a, b, names=names)
     if a.ndim != 2:
-        raise ValueError(
+        raise MetricInputError(
             f"Expected 2D `{names[0]}`/`{names[1]}` of shape (N, d), got {names[0]}.shape={tuple(a.shape)}"
         )
 

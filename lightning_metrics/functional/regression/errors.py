@@ -22,6 +22,7 @@ from lightning_metrics.functional.regression._checks import (
     check_same_shape,
 )
 from lightning_metrics.functional.regression.moment_measures import result_dtype
+from lightning_metrics.utilities.exceptions import MetricArgumentError, MetricInputError
 
 EPSILON = 1.17e-06  # torchmetrics' (and scikit-learn's) lower bound for percentage-error denominators
 
@@ -57,7 +58,7 @@ def mean_squared_log_error_sums(preds: Tensor, target: Tensor) -> tuple[Tensor, 
     check_same_shape(preds, target)
     for name, tensor in (("preds", preds), ("target", target)):
         if tensor.numel() and bool((tensor < 0).any()):
-            raise ValueError(
+            raise MetricInputError(
                 f"Mean squared log error needs non-negative `{name}`, got a minimum of {tensor.min().item()!r}"
             )
     p, t = _f64(preds, target)
@@ -79,7 +80,7 @@ def log_cosh_error_sums(preds: Tensor, target: Tensor, num_outputs: int) -> tupl
     """Per-output ``sum log(cosh(preds - target))`` (overflow-free form) and the observation count."""
     check_same_shape(preds, target)
     if preds.ndim > 2:
-        raise ValueError(f"Expected 1D or 2D `preds`/`target`, got preds.shape={tuple(preds.shape)}")
+        raise MetricInputError(f"Expected 1D or 2D `preds`/`target`, got preds.shape={tuple(preds.shape)}")
     check_columns(preds, num_outputs, strict_single=True)
     p, t = _f64(preds, target)
     if p.ndim < 2:
@@ -102,9 +103,9 @@ def log_cosh_error(preds: Tensor, target: Tensor) -> Tensor:
 
 
 def check_minkowski_p(p: object) -> None:
-    """``p`` must be a real number >= 1."""
+    """``p`` must be a real number >= 1 (else a ``TorchMetricsUserError``, as torchmetrics raises)."""
     if isinstance(p, bool) or not isinstance(p, (float, int)) or not p >= 1:
-        raise ValueError(f"Argument `p` must be a float or int >= 1, got {p!r}")
+        raise MetricArgumentError(f"Argument `p` must be a float or int >= 1, got {p!r}")
 
 
 def minkowski_distance_sum(preds: Tensor, targets: Tensor, p: float) -> Tensor:
@@ -187,7 +188,7 @@ def check_tweedie_power(power: object) -> None:
 
 def _require(condition: Tensor, message: str) -> None:
     if condition.numel() and not bool(condition.all()):
-        raise ValueError(message)
+        raise MetricInputError(message)
 
 
 def tweedie_deviance_sums(preds: Tensor, targets: Tensor, power: float = 0.0) -> tuple[Tensor, int]:
@@ -274,13 +275,13 @@ def critical_success_index(
 def crps_sum(preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
     """``sum`` over the batch of the ensemble CRPS and the batch size; ``preds`` is ``(N, members)``."""
     if preds.ndim != 2 or target.ndim != 1 or preds.shape[0] != target.shape[0]:
-        raise ValueError(
+        raise MetricInputError(
             "Expected `preds` of shape (N, ensemble_members) and `target` of shape (N,),"
             f" got preds.shape={tuple(preds.shape)} and target.shape={tuple(target.shape)}"
         )
     members = preds.shape[1]
     if members < 2:
-        raise ValueError(f"CRPS needs at least 2 ensemble members, got preds.shape={tuple(preds.shape)}")
+        raise MetricInputError(f"CRPS needs at least 2 ensemble members, got preds.shape={tuple(preds.shape)}")
     p, t = _f64(preds, target)
     spread_to_target = (p - t.unsqueeze(1)).abs().mean(dim=1)
     # sum_ij |x_i - x_j| over sorted members = 2 sum_i (2i - M - 1) x_(i) (i 1-based): O(M log M), no M^2 memory.

@@ -31,6 +31,7 @@ from lightning_metrics.functional.regression._checks import (
     check_num_outputs_arg,
     check_same_shape,
 )
+from lightning_metrics.utilities.exceptions import MetricInputError
 
 NORMALIZATIONS = ("mean", "range", "std", "l2")
 
@@ -137,25 +138,31 @@ def pearson_from_moments(m: Tensor, dtype: torch.dtype) -> Tensor:
     """Pearson correlation per column; NaN (with a warning) where either variance is numerically zero.
 
     "Numerically zero" follows torchmetrics: the variance relative to the squared maximum absolute deviation
-    is below ``sqrt(eps)`` of the result dtype, or is not finite.
+    is below ``sqrt(eps)`` of the result dtype, or is not finite, or the variance itself is below the
+    smallest normal number of the result dtype (torchmetrics, which accumulates in that dtype, sees zero
+    there: e.g. float32 inputs of scale ``1e-32``).
     """
     n = mo.count(m)
     m2_x, m2_y, c_xy = mo.comoment(m, mo.X, mo.X), mo.comoment(m, mo.Y, mo.Y), mo.comoment(m, mo.X, mo.Y)
-    rel_var_x = m2_x / (n - 1) / _max_abs_deviation(m, mo.X) ** 2
-    rel_var_y = m2_y / (n - 1) / _max_abs_deviation(m, mo.Y) ** 2
+    var_x, var_y = m2_x / (n - 1), m2_y / (n - 1)
+    rel_var_x = var_x / _max_abs_deviation(m, mo.X) ** 2
+    rel_var_y = var_y / _max_abs_deviation(m, mo.Y) ** 2
     corr = c_xy / (m2_x * m2_y).sqrt()
-    bound = math.sqrt(torch.finfo(dtype).eps)
+    info = torch.finfo(dtype)
+    bound = math.sqrt(info.eps)
     degenerate = (
         (rel_var_x < bound)
         | (rel_var_y < bound)
         | ~rel_var_x.isfinite()
         | ~rel_var_y.isfinite()
         | ~corr.isfinite()
+        | (var_x < info.tiny)
+        | (var_y < info.tiny)
     )
     if bool(degenerate.any()):
         warnings.warn(
-            "The variance of predictions or target is close to zero; the Pearson correlation coefficient is set to"
-            " NaN for those outputs.",
+            "The variance of predictions or target is close to zero. This can cause instability in Pearson"
+            f" correlation coefficient; it is set to NaN for those outputs (result dtype {dtype}).",
             UserWarning,
             stacklevel=3,
         )
@@ -279,7 +286,7 @@ def _check_correlation_inputs(preds: Tensor, target: Tensor) -> None:
     check_floating("target", target)
     check_same_shape(preds, target)
     if preds.ndim > 2:
-        raise ValueError(f"Expected 1D or 2D `preds`/`target`, got preds.shape={tuple(preds.shape)}")
+        raise MetricInputError(f"Expected 1D or 2D `preds`/`target`, got preds.shape={tuple(preds.shape)}")
 
 
 def pearson_corrcoef(preds: Tensor, target: Tensor) -> Tensor:

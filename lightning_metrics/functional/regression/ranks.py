@@ -24,6 +24,7 @@ from lightning_metrics.functional.regression._checks import (
     check_same_shape,
 )
 from lightning_metrics.functional.regression.moment_measures import result_dtype
+from lightning_metrics.utilities.exceptions import MetricInputError
 
 KENDALL_VARIANTS = ("a", "b", "c")
 KENDALL_ALTERNATIVES = ("two-sided", "less", "greater")
@@ -36,7 +37,7 @@ def check_correlation_columns(preds: Tensor, target: Tensor, num_outputs: int, f
         check_floating("target", target)
     check_same_shape(preds, target)
     if preds.ndim > 2:
-        raise ValueError(f"Expected 1D or 2D `preds`/`target`, got preds.shape={tuple(preds.shape)}")
+        raise MetricInputError(f"Expected 1D or 2D `preds`/`target`, got preds.shape={tuple(preds.shape)}")
     check_columns(preds, num_outputs, strict_single=True)
 
 
