@@ -46,12 +46,26 @@ DEVIATIONS: dict[str, str] = {
     "attr:NormalizedMutualInfoScore:plot_upper_bound": "NMI lies in [0, 1]; torchmetrics' upper bound of 0.0 is a slip",
     "functional.clustering.adjusted_mutual_info_score:expected_mutual_info_score":
         "torchmetrics' internal step of AMI; ours is vectorised inside the contingency core",
+    # detection
+    "detection.helpers:CocoBackend": "the COCO protocol runs natively: there is no pycocotools/faster-coco-eval backend",
+    "attr:MeanAveragePrecision:full_state_update": _EXACT_MERGE,
+    **{f"attr:{name}:full_state_update": _EXACT_MERGE for name in (
+        "IntersectionOverUnion", "GeneralizedIntersectionOverUnion", "DistanceIntersectionOverUnion",
+        "CompleteIntersectionOverUnion")},
+    # "sig:<path>:<name>": a signature at one path only
+    "sig::PanopticQuality": "torchmetrics' top-level name is a deprecated wrapper without the return_* flags; "
+                            "ours is the full class (it accepts the wrapper's calls)",
+    "sig:functional:panoptic_quality": "torchmetrics' top-level function is a deprecated wrapper without the "
+                                       "return_* flags; ours is the full function",
 }
 # Parameters of ours that torchmetrics lacks (extensions): allowed after all of torchmetrics' own
 # parameters, each with its reason. Keys: "name:parameter".
 _SEG_IGNORE = "pixels labelled ignore_index are left out of every count (users keep asking torchmetrics)"
 _SEG_VALIDATE = "validate_args=False skips the value checks and their host sync, as in classification"
+_MAP_VALIDATE = "validate_args=False skips the value checks of boxes (finite, x2 >= x1) and their host read"
 EXTENSIONS: dict[str, str] = {
+    "MeanAveragePrecision:validate_args": _MAP_VALIDATE,
+    "mean_average_precision:validate_args": _MAP_VALIDATE,
     **{f"{name}:ignore_index": _SEG_IGNORE for name in (
         "MeanIoU", "DiceScore", "GeneralizedDiceScore", "mean_iou", "dice_score", "generalized_dice_score")},
     **{f"{name}:validate_args": _SEG_VALIDATE for name in (
@@ -161,7 +175,7 @@ def _signature(obj):
 
 def _check_signature(path, name, theirs, ours):
     key = f"sig:{name}"
-    if key in DEVIATIONS:
+    if key in DEVIATIONS or f"sig:{path}:{name}" in DEVIATIONS:
         return
     mine, reference = _signature(ours), _signature(theirs)
     named = [p for p in reference if p[1] is not inspect.Parameter.VAR_KEYWORD]
