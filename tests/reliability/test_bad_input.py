@@ -857,6 +857,8 @@ ALWAYS_CHECKED = {
     "TheilsU": "labels are checked against num_classes (no validate_args in the API)",
     "TschuprowsT": "labels are checked against num_classes (no validate_args in the API)",
     "ClusterAccuracy": "labels are checked against num_classes, as torchmetrics' confusion matrix does",
+    "PanopticQuality": "unknown predicted categories raise, as torchmetrics; segments are found with unique",
+    "ModifiedPanopticQuality": "unknown predicted categories raise, as torchmetrics; segments are found with unique",
 }
 HOST_READS = ("item", "tolist", "__bool__", "nonzero", "unique")
 

@@ -51,6 +51,7 @@ def accumulate(result: Evaluation, num_classes: int, rec_thresholds: Tensor, max
     shape = (steps, recs.numel(), num_classes, areas, len(max_detections))
     precision = torch.zeros(shape, dtype=torch.float64, device=device)
     scores = torch.zeros(shape, dtype=torch.float64, device=device)
+    reached = torch.zeros(shape, dtype=torch.bool, device=device)
     recall = torch.zeros(steps, num_classes, areas, len(max_detections), dtype=torch.float64, device=device)
     positives = result.positives.t().contiguous()  # (A, K)
     needed = _counts_needed(positives, recs)  # (A, K, R)
@@ -61,8 +62,8 @@ def accumulate(result: Evaluation, num_classes: int, rec_thresholds: Tensor, max
     for m, cap in enumerate(max_detections):
         sel = order[result.det_rank[order] < cap]
         if sel.numel() == previous:  # the caps are nested: the same detections, the same values
-            precision[..., m], scores[..., m], recall[..., m] = precision[..., m - 1], scores[..., m - 1], recall[
-                ..., m - 1]
+            for array in (precision, scores, recall, reached):
+                array[..., m] = array[..., m - 1]
             continue
         previous = sel.numel()
         cls, score = result.det_class[sel], result.det_score[sel]
@@ -70,16 +71,19 @@ def accumulate(result: Evaluation, num_classes: int, rec_thresholds: Tensor, max
         rows_per_chunk = max(1, _ROW_ELEMENTS // max(sel.numel(), 1))
         for lo in range(0, areas * steps, rows_per_chunk):
             rows = torch.arange(lo, min(lo + rows_per_chunk, areas * steps), device=device)
-            p, r, s = _rows(tp[rows], fp[rows], cls, score, positives[rows // steps], needed[rows // steps],
-                            num_classes)
+            p, r, s, f = _rows(tp[rows], fp[rows], cls, score, positives[rows // steps], needed[rows // steps],
+                               num_classes)
             area, step = rows // steps, rows % steps
             precision[step, :, :, area, m] = p.transpose(1, 2)
             scores[step, :, :, area, m] = s.transpose(1, 2)
+            reached[step, :, :, area, m] = f.transpose(1, 2)
             recall[step, :, area, m] = r
     absent = result.positives == 0  # (K, A)
     back = torch.argsort(rec_order)
-    precision = torch.where(absent[None, None, :, :, None], -1.0, precision[:, back])
-    scores = torch.where(absent[None, None, :, :, None], -1.0, scores[:, back])
+    # pycocotools fills the recall thresholds in the order given and stops at the first one not reached
+    reached = reached[:, back].to(torch.uint8).cummin(1).values.bool()
+    precision = torch.where(absent[None, None, :, :, None], -1.0, torch.where(reached, precision[:, back], 0.0))
+    scores = torch.where(absent[None, None, :, :, None], -1.0, torch.where(reached, scores[:, back], 0.0))
     recall = torch.where(absent[None, :, :, None], -1.0, recall)
     return Accumulation(precision, recall, scores)
 
@@ -95,8 +99,9 @@ def _counts_needed(positives: Tensor, recs: Tensor) -> Tensor:
 
 def _rows(
     tp: Tensor, fp: Tensor, cls: Tensor, score: Tensor, positives: Tensor, needed: Tensor, num_classes: int
-) -> tuple[Tensor, Tensor, Tensor]:
-    """Precision ``(rows, K, R)``, recall ``(rows, K)`` and scores ``(rows, K, R)`` of some (area, threshold) rows."""
+) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """Precision ``(rows, K, R)``, recall ``(rows, K)``, scores ``(rows, K, R)`` and whether each recall
+    threshold is reached ``(rows, K, R)``, for some (area, threshold) rows."""
     device = tp.device
     rows, n = tp.shape
     recs = needed.shape[-1]
@@ -123,7 +128,8 @@ def _rows(
     wanted = classes[None, :, None] * stride + needed.clamp(max=stride)  # (rows, K, R)
     at = torch.searchsorted(keys, wanted.reshape(rows, -1), right=False).view(rows, num_classes, recs)
     found = at < end[None, :, None]
-    best_score = torch.where(found, score[at.clamp(max=max(n - 1, 0))] if n else 0.0, 0.0)
+    picked = score[at.clamp(max=n - 1)] if n else torch.zeros(at.shape, dtype=torch.float64, device=device)
+    best_score = torch.where(found, picked, 0.0)
 
     # precision envelope at ``at``: the maximum from there to the class's end, via one bucket per threshold;
     # a position's bucket is the last bound at or before it (bounds counted with one cumulative sum)
@@ -136,7 +142,7 @@ def _rows(
     peak.scatter_reduce_(1, bucket, precision, "amax")
     peak = peak.view(rows, num_classes, recs + 1)[..., 1:]
     envelope = peak.flip(-1).cummax(-1).values.flip(-1)
-    return torch.where(found, envelope, 0.0), recall, best_score
+    return torch.where(found, envelope, 0.0), recall, best_score, found
 
 
 class Summary(NamedTuple):

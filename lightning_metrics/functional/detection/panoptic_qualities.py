@@ -98,7 +98,10 @@ def check_inputs(preds: Tensor, target: Tensor) -> None:
 
 def _colours(spec: PanopticSpec, inputs: Tensor, allow_unknown: bool, name: str) -> Tensor:
     """``(B, P, 2)`` colours: stuff instances set to 0, unknown categories to void (or an error)."""
-    flat = inputs.reshape(inputs.shape[0], -1, 2).long()
+    points = 1
+    for size in inputs.shape[1:-1]:
+        points *= size
+    flat = inputs.reshape(inputs.shape[0], points, 2).long()
     category, instance = flat[..., 0], flat[..., 1]
     stuff = torch.isin(category, torch.tensor(spec.stuffs, dtype=torch.long, device=flat.device))
     known = stuff | torch.isin(category, torch.tensor(spec.things, dtype=torch.long, device=flat.device))
@@ -123,6 +126,8 @@ def panoptic_counts(
     """The per-category IoU sums and counts of a batch (``modified``: stuffs scored the modified way)."""
     device = preds.device
     num = len(spec.categories)
+    if preds.numel() == 0:
+        return empty_counts(num, device)
     p, t = _colours(spec, preds, allow_unknown_preds_category, "preds"), _colours(spec, target, True, "target")
     batch, points = p.shape[:2]
     palette, index = torch.unique(torch.cat([p, t], 1).reshape(-1, 2), dim=0, return_inverse=True)
