@@ -6,14 +6,16 @@ large) and classes; detections are jittered copies of them (70% keep the class) 
 
 Timed, from the same per-image tensors:
 
-- ours: ``MeanAveragePrecision.update`` over batches of 8 images, then ``compute``;
+- ours: ``MeanAveragePrecision.update`` over batches of 8 images ("inputs"), then ``compute``
+  ("eval");
 - pycocotools and faster-coco-eval driven directly: building the COCO dicts from the tensors
-  (``xywh`` boxes, areas, ids: what torchmetrics does before calling them), ``COCO.createIndex``,
-  then ``evaluate``, ``accumulate``, ``summarize``.
+  (``xywh`` boxes, areas, ids: what torchmetrics does before calling them) and ``COCO``'s index
+  ("inputs"), then ``evaluate``, ``accumulate``, ``summarize`` ("eval").
 
 The 12 summary numbers of the three are compared (max absolute difference). Ratios are each
-tool's time over ours (above 1: ours is faster). Timings are the median of ``--repeats`` runs;
-on a shared machine they are noisy, the ratios from one process less so.
+tool's time over ours (above 1: ours is faster), for the total and for the evaluation alone.
+Timings are of the run with the median total out of ``--repeats``; on a shared machine they are
+noisy, the ratios from one process less so. faster-coco-eval may use several threads.
 
 Run: ``python benchmarks/detection.py [--repeats 3] [--threads 1] [--small]``
 """
@@ -56,12 +58,15 @@ def make_data(images: int, detections: int, classes: int, seed: int = 0) -> tupl
     return preds, target
 
 
-def ours(preds: list[dict], target: list[dict]) -> np.ndarray:
+def ours(preds: list[dict], target: list[dict]) -> tuple[np.ndarray, float, float]:
+    """Summary numbers, seconds of the updates, seconds of ``compute``."""
+    start = time.perf_counter()
     metric = MeanAveragePrecision()
     for lo in range(0, len(preds), 8):
         metric.update(preds[lo : lo + 8], target[lo : lo + 8])
+    middle = time.perf_counter()
     result = metric.compute()
-    return np.array([float(result[n]) for n in NAMES])
+    return np.array([float(result[n]) for n in NAMES]), middle - start, time.perf_counter() - middle
 
 
 def coco_dicts(preds: list[dict], target: list[dict]) -> tuple[dict, dict]:
@@ -89,30 +94,35 @@ def coco_dicts(preds: list[dict], target: list[dict]) -> tuple[dict, dict]:
             {"images": images, "annotations": dt_anns, "categories": categories, "info": {}})
 
 
-def pycocotools(preds: list[dict], target: list[dict]) -> np.ndarray:
+def pycocotools(preds: list[dict], target: list[dict]) -> tuple[np.ndarray, float, float]:
+    """Summary numbers, seconds of the conversion (dicts, index), seconds of evaluate/accumulate/summarize."""
     from pycocotools.coco import COCO
     from pycocotools.cocoeval import COCOeval
 
+    start = time.perf_counter()
     gt_data, dt_data = coco_dicts(preds, target)
     with contextlib.redirect_stdout(io.StringIO()):
         gt, dt = COCO(), COCO()
         gt.dataset, dt.dataset = gt_data, dt_data
         gt.createIndex()
         dt.createIndex()
+        middle = time.perf_counter()
         ev = COCOeval(gt, dt, iouType="bbox")
         ev.params.iouThrs = np.array(torch.linspace(0.5, 0.95, 10).tolist())
         ev.params.recThrs = np.array(torch.linspace(0.0, 1.0, 101).tolist())
         ev.evaluate()
         ev.accumulate()
         ev.summarize()
-    return np.array(ev.stats)
+    return np.array(ev.stats), middle - start, time.perf_counter() - middle
 
 
-def faster_coco_eval(preds: list[dict], target: list[dict]) -> np.ndarray:
+def faster_coco_eval(preds: list[dict], target: list[dict]) -> tuple[np.ndarray, float, float]:
     from faster_coco_eval import COCO, COCOeval_faster
 
+    start = time.perf_counter()
     gt_data, dt_data = coco_dicts(preds, target)
     gt, dt = COCO(gt_data), COCO(dt_data)
+    middle = time.perf_counter()
     ev = COCOeval_faster(gt, dt, iouType="bbox")
     ev.params.iouThrs = np.array(torch.linspace(0.5, 0.95, 10).tolist())
     ev.params.recThrs = np.array(torch.linspace(0.0, 1.0, 101).tolist())
@@ -120,34 +130,35 @@ def faster_coco_eval(preds: list[dict], target: list[dict]) -> np.ndarray:
         ev.evaluate()
         ev.accumulate()
         ev.summarize()
-    return np.array(ev.stats[:12])
+    return np.array(ev.stats[:12]), middle - start, time.perf_counter() - middle
 
 
-def timed(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
-    times, out = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), out
+def timed(fn: Callable[[], tuple], repeats: int) -> tuple[np.ndarray, float, float]:
+    """The run with the median total time: (stats, first part seconds, second part seconds)."""
+    runs = sorted((fn() for _ in range(repeats)), key=lambda r: r[1] + r[2])
+    return runs[len(runs) // 2]
 
 
 def scenario(images: int, detections: int, classes: int, repeats: int) -> None:
     preds, target = make_data(images, detections, classes)
     print(f"\n{images} images x {detections} detections x {classes} classes (bbox), "
           f"{sum(len(t['labels']) for t in target)} ground truths")
-    header = f"{'tool':<18} | {'seconds':>8} | {'time / ours':>11} | {'max |stats - ours|':>18}"
+    header = (f"{'tool':<18} | {'total s':>8} | {'total / ours':>12} | {'inputs s':>8} | {'eval s':>7} | "
+              f"{'eval / ours':>11} | {'max |stats - ours|':>18}")
     print(header)
     print("-" * len(header))
-    base_time, base = timed(lambda: ours(preds, target), repeats)
-    print(f"{'lightning_metrics':<18} | {base_time:>8.3f} | {1.0:>11.2f} | {0.0:>18.1e}")
+    base, up, comp = timed(lambda: ours(preds, target), repeats)
+    total = up + comp
+    print(f"{'lightning_metrics':<18} | {total:>8.3f} | {1.0:>12.2f} | {up:>8.3f} | {comp:>7.3f} | {1.0:>11.2f} | "
+          f"{0.0:>18.1e}")
     for name, fn in (("pycocotools", pycocotools), ("faster-coco-eval", faster_coco_eval)):
         try:
-            seconds, stats = timed(lambda: fn(preds, target), repeats)
+            stats, convert, evaluate = timed(lambda: fn(preds, target), repeats)
         except ImportError as err:
             print(f"{name:<18} | not installed ({err})")
             continue
-        print(f"{name:<18} | {seconds:>8.3f} | {seconds / base_time:>11.2f} | {np.abs(stats - base).max():>18.1e}")
+        print(f"{name:<18} | {convert + evaluate:>8.3f} | {(convert + evaluate) / total:>12.2f} | {convert:>8.3f} | "
+              f"{evaluate:>7.3f} | {evaluate / comp:>11.2f} | {np.abs(stats - base).max():>18.1e}")
 
 
 def main() -> None:

@@ -76,9 +76,11 @@ class MeanAveragePrecision(Metric):
     ``validate_args`` (``False`` skips the value checks of boxes and crowd flags: finite,
     ``x2 >= x1``; structure, key, dtype and shape checks always run).
 
-    Ties in scores between images are broken by image order, as pycocotools does; after a
-    distributed sync the images are ordered by rank, so with exactly tied scores across images on
-    different ranks a value can differ from one process fed in another order.
+    Ties in scores between images are broken by image order, as pycocotools does: the order of
+    ``update`` calls; ``merge_state`` puts the incoming images first; after a distributed sync the
+    images are ordered by rank. So with exactly tied scores across images, a value can differ
+    from one process fed the images in another order (a rank holding a contiguous share of the
+    data gives the single-process order).
 
     >>> import torch
     >>> from lightning_metrics.detection import MeanAveragePrecision

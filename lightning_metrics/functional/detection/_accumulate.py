@@ -48,44 +48,45 @@ def accumulate(result: Evaluation, num_classes: int, rec_thresholds: Tensor, max
     # (class, score descending, image, rank): the evaluation order is (image, class, rank)
     by_score = torch.sort(result.det_score, descending=True, stable=True).indices
     order = by_score[torch.sort(result.det_class[by_score], stable=True).indices]
-    shape = (steps, recs.numel(), num_classes, areas, len(max_detections))
-    precision = torch.zeros(shape, dtype=torch.float64, device=device)
-    scores = torch.zeros(shape, dtype=torch.float64, device=device)
-    reached = torch.zeros(shape, dtype=torch.bool, device=device)
-    recall = torch.zeros(steps, num_classes, areas, len(max_detections), dtype=torch.float64, device=device)
     positives = result.positives.t().contiguous()  # (A, K)
     needed = _counts_needed(positives, recs)  # (A, K, R)
     # rows (area, threshold), columns detections
-    tp_rows = result.true_positive.permute(1, 2, 0).reshape(areas * steps, -1)
-    fp_rows = result.false_positive.permute(1, 2, 0).reshape(areas * steps, -1)
+    rows = areas * steps
+    tp_rows = result.true_positive.permute(1, 2, 0).reshape(rows, -1)
+    fp_rows = result.false_positive.permute(1, 2, 0).reshape(rows, -1)
+    row_area = torch.arange(rows, device=device) // steps
+    per_cap: list[tuple[Tensor, ...]] = []
     previous = -1
-    for m, cap in enumerate(max_detections):
+    for cap in max_detections:
         sel = order[result.det_rank[order] < cap]
         if sel.numel() == previous:  # the caps are nested: the same detections, the same values
-            for array in (precision, scores, recall, reached):
-                array[..., m] = array[..., m - 1]
+            per_cap.append(per_cap[-1])
             continue
         previous = sel.numel()
         cls, score = result.det_class[sel], result.det_score[sel]
         tp, fp = tp_rows.index_select(1, sel), fp_rows.index_select(1, sel)
-        rows_per_chunk = max(1, _ROW_ELEMENTS // max(sel.numel(), 1))
-        for lo in range(0, areas * steps, rows_per_chunk):
-            rows = torch.arange(lo, min(lo + rows_per_chunk, areas * steps), device=device)
-            p, r, s, f = _rows(tp[rows], fp[rows], cls, score, positives[rows // steps], needed[rows // steps],
-                               num_classes)
-            area, step = rows // steps, rows % steps
-            precision[step, :, :, area, m] = p.transpose(1, 2)
-            scores[step, :, :, area, m] = s.transpose(1, 2)
-            reached[step, :, :, area, m] = f.transpose(1, 2)
-            recall[step, :, area, m] = r
-    absent = result.positives == 0  # (K, A)
+        chunk = max(1, _ROW_ELEMENTS // max(sel.numel(), 1))
+        parts = [
+            _rows(tp[lo : lo + chunk], fp[lo : lo + chunk], cls, score, positives[row_area[lo : lo + chunk]],
+                  needed[row_area[lo : lo + chunk]], num_classes)
+            for lo in range(0, rows, chunk)
+        ]
+        per_cap.append(tuple(torch.cat(p) for p in zip(*parts)))
+    # (rows, K, R, M) and (rows, K, M)
+    precision, recall, scores, reached = (torch.stack(parts, -1) for parts in zip(*per_cap))
     back = torch.argsort(rec_order)
     # pycocotools fills the recall thresholds in the order given and stops at the first one not reached
-    reached = reached[:, back].to(torch.uint8).cummin(1).values.bool()
-    precision = torch.where(absent[None, None, :, :, None], -1.0, torch.where(reached, precision[:, back], 0.0))
-    scores = torch.where(absent[None, None, :, :, None], -1.0, torch.where(reached, scores[:, back], 0.0))
-    recall = torch.where(absent[None, :, :, None], -1.0, recall)
-    return Accumulation(precision, recall, scores)
+    reached = reached[:, :, back].to(torch.uint8).cummin(2).values.bool()
+    absent = (result.positives == 0).t()[row_area][:, :, None]  # (rows, K, 1)
+    precision = torch.where(absent[..., None], -1.0, torch.where(reached, precision[:, :, back], 0.0))
+    scores = torch.where(absent[..., None], -1.0, torch.where(reached, scores[:, :, back], 0.0))
+    recall = torch.where(absent, -1.0, recall)
+    k, r, m = num_classes, recs.numel(), len(max_detections)
+    return Accumulation(
+        precision.view(areas, steps, k, r, m).permute(1, 3, 2, 0, 4).contiguous(),
+        recall.view(areas, steps, k, m).permute(1, 2, 0, 3).contiguous(),
+        scores.view(areas, steps, k, r, m).permute(1, 3, 2, 0, 4).contiguous(),
+    )
 
 
 def _counts_needed(positives: Tensor, recs: Tensor) -> Tensor:

@@ -135,7 +135,7 @@ def _image_index(counts: Tensor) -> Tensor:
     return torch.repeat_interleave(torch.arange(counts.numel(), device=counts.device), counts)
 
 
-def _geometry(state: dict[str, Tensor], iou_kind: str, det_image: Tensor, gt_image: Tensor) -> tuple[Tensor, Any]:
+def _geometry(state: dict[str, Tensor], iou_kind: str) -> tuple[Tensor, Any]:
     """The detections' areas and the COCO IoU of (detection, ground truth) index pairs, for one iou type."""
     crowd = state["gt_crowd"]
     if iou_kind == "bbox":
@@ -173,7 +173,7 @@ def map_of_state(
     caps = list(max_detection_thresholds)
 
     def run(iou_kind: str, micro: bool) -> tuple[Any, Any, Any]:
-        det_area, pair_iou = _geometry(state, iou_kind, det_image, gt_image)
+        det_area, pair_iou = _geometry(state, iou_kind)
         if micro:
             det_class, gt_class, k = torch.zeros_like(state["det_labels"]), torch.zeros_like(state["gt_labels"]), 1
         else:
