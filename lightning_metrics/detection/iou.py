@@ -32,7 +32,8 @@ class BoxIoUMetric(Metric):
     is_differentiable: bool = False
     higher_is_better: Optional[bool] = True
     full_state_update: bool = False
-    additive_update = True
+    # lists of per-image dicts: the engine coalesces tensor batches only (lists of dicts: issue 24)
+    additive_update = False
 
     _measure = "iou"
     _invalid_val = -1.0  # torchmetrics' marker of an invalid value (kept for compatibility)

@@ -99,7 +99,8 @@ class MeanAveragePrecision(Metric):
     is_differentiable: bool = False
     higher_is_better: Optional[bool] = True
     full_state_update: bool = False
-    additive_update = True
+    # lists of per-image dicts: the engine coalesces tensor batches only (lists of dicts: issue 24)
+    additive_update = False
     plot_lower_bound: float = 0.0
     plot_upper_bound: float = 1.0
 
