@@ -25,10 +25,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
-import statistics
 import time
 import warnings
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 import torch
@@ -153,7 +152,7 @@ def scenario(images: int, detections: int, classes: int, repeats: int) -> None:
           f"{0.0:>18.1e}")
     for name, fn in (("pycocotools", pycocotools), ("faster-coco-eval", faster_coco_eval)):
         try:
-            stats, convert, evaluate = timed(lambda: fn(preds, target), repeats)
+            stats, convert, evaluate = timed(lambda fn=fn: fn(preds, target), repeats)
         except ImportError as err:
             print(f"{name:<18} | not installed ({err})")
             continue

@@ -14,7 +14,12 @@ import torch
 from torch import Tensor
 
 from lightning_metrics import _plot_methods
-from lightning_metrics.functional.detection._inputs import _boxes, _labels, check_box_format, check_image_lists
+from lightning_metrics.functional.detection._inputs import (
+    _boxes,
+    _labels,
+    check_box_format,
+    check_image_lists,
+)
 from lightning_metrics.functional.detection.iou import iou_batch_statistic, iou_of_statistic
 from lightning_metrics.metric import Metric
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Any, Hashable, Optional
+from typing import Any, Hashable
 
 import torch
 from torch import Tensor

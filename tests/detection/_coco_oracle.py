@@ -17,9 +17,9 @@ import numpy as np
 import torch
 
 _pycoco = __import__("pytest").importorskip("pycocotools")
-from pycocotools import mask as mask_utils  # noqa: E402
-from pycocotools.coco import COCO  # noqa: E402
-from pycocotools.cocoeval import COCOeval  # noqa: E402
+from pycocotools import mask as mask_utils
+from pycocotools.coco import COCO
+from pycocotools.cocoeval import COCOeval
 
 
 def to_xywh(boxes: torch.Tensor, fmt: str) -> np.ndarray:

@@ -16,7 +16,10 @@ from lightning_metrics.functional.detection.iou import (
     intersection_over_union,
 )
 from lightning_metrics.functional.detection.mean_ap import mean_average_precision
-from lightning_metrics.functional.detection.panoptic_qualities import modified_panoptic_quality, panoptic_quality
+from lightning_metrics.functional.detection.panoptic_qualities import (
+    modified_panoptic_quality,
+    panoptic_quality,
+)
 
 __all__ = [
     "complete_intersection_over_union",
