@@ -51,6 +51,17 @@ DEVIATIONS: dict[str, str] = {
     "over all queries (lightning_metrics.retrieval._base), so a per-query subclass has nothing to override",
     "functional.clustering.adjusted_mutual_info_score:expected_mutual_info_score":
         "torchmetrics' internal step of AMI; ours is vectorised inside the contingency core",
+    # detection
+    "detection.helpers:CocoBackend": "the COCO protocol runs natively: there is no pycocotools/faster-coco-eval backend",
+    "attr:MeanAveragePrecision:full_state_update": _EXACT_MERGE,
+    **{f"attr:{name}:full_state_update": _EXACT_MERGE for name in (
+        "IntersectionOverUnion", "GeneralizedIntersectionOverUnion", "DistanceIntersectionOverUnion",
+        "CompleteIntersectionOverUnion")},
+    # "sig:<path>:<name>": a signature at one path only
+    "sig::PanopticQuality": "torchmetrics' top-level name is a deprecated wrapper without the return_* flags; "
+                            "ours is the full class (it accepts the wrapper's calls)",
+    "sig:functional:panoptic_quality": "torchmetrics' top-level function is a deprecated wrapper without the "
+                                       "return_* flags; ours is the full function",
 }
 # Parameters of ours that torchmetrics lacks (extensions): allowed after all of torchmetrics' own
 # parameters, each with its reason. Keys: "name:parameter".
@@ -60,12 +71,15 @@ _RETRIEVAL = ("RetrievalAUROC", "RetrievalFallOut", "RetrievalHitRate", "Retriev
               "RetrievalNormalizedDCG", "RetrievalPrecision", "RetrievalPrecisionRecallCurve", "RetrievalRPrecision",
               "RetrievalRecall", "RetrievalRecallAtFixedPrecision")
 _SACREBLEU = "convention='sacrebleu' returns sacrebleu's value (the standard the field reports), /100"
+_MAP_VALIDATE = "validate_args=False skips the value checks of boxes (finite, x2 >= x1) and their host read"
 EXTENSIONS: dict[str, str] = {
     **{f"{name}:convention": _SACREBLEU for name in (
         "SacreBLEUScore", "CHRFScore", "TranslationEditRate", "sacre_bleu_score", "chrf_score", "translation_edit_rate")},
     **{f"{name}:validate_args": _SEG_VALIDATE for name in _RETRIEVAL},
     "RetrievalRPrecision:aggregation": "torchmetrics takes it through **kwargs; named here",
     "RetrievalRecallAtFixedPrecision:aggregation": "torchmetrics takes it through **kwargs; named here",
+    "MeanAveragePrecision:validate_args": _MAP_VALIDATE,
+    "mean_average_precision:validate_args": _MAP_VALIDATE,
     **{f"{name}:ignore_index": _SEG_IGNORE for name in (
         "MeanIoU", "DiceScore", "GeneralizedDiceScore", "mean_iou", "dice_score", "generalized_dice_score")},
     **{f"{name}:validate_args": _SEG_VALIDATE for name in (
@@ -180,7 +194,7 @@ def _signature(obj):
 
 def _check_signature(path, name, theirs, ours):
     key = f"sig:{name}"
-    if key in DEVIATIONS:
+    if key in DEVIATIONS or f"sig:{path}:{name}" in DEVIATIONS:
         return
     mine, reference = _signature(ours), _signature(theirs)
     if mine is None or reference is None:  # no signature to read (built-in exception classes, say)

@@ -20,6 +20,8 @@ PUBLIC_MODULES = [
     "lightning_metrics.functional.regression",
     "lightning_metrics.segmentation",
     "lightning_metrics.functional.segmentation",
+    "lightning_metrics.detection",
+    "lightning_metrics.functional.detection",
     "lightning_metrics.utilities",
 ]
 

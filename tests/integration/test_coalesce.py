@@ -30,6 +30,12 @@ NOT_ADDITIVE = {
     "Running",
     "RunningMean",
     "RunningSum",
+    # lists of per-image dicts: the buffer joins tensor batches only (lists of dicts through the engine: issue 24)
+    "MeanAveragePrecision",
+    "IntersectionOverUnion",
+    "GeneralizedIntersectionOverUnion",
+    "DistanceIntersectionOverUnion",
+    "CompleteIntersectionOverUnion",
 }
 
 

@@ -2,7 +2,8 @@
 
 Shared by the persistence, numerics and fuzz tests. ``ENTRIES`` maps a case id to an :class:`Entry`;
 ``test_persistence`` fails when a public class (``__all__`` of classification, regression,
-aggregation, wrappers, nominal, clustering, segmentation, retrieval) has no entry and no reason in
+aggregation, wrappers, nominal, clustering, segmentation, retrieval, detection) has no entry and no reason in
+``EXCLUDED``. Each entry can be built from
 ``EXCLUDED``. Each entry can be built from
 lightning_metrics or from torchmetrics (the oracle): wrappers build their inner metrics from the
 same library.
@@ -216,6 +217,17 @@ RETRIEVAL: dict[str, tuple[str, dict]] = {
 }
 
 
+DETECTION: dict[str, tuple[str, dict]] = {
+    "MeanAveragePrecision": ("det_boxes", dict()),
+    "IntersectionOverUnion": ("det_boxes", dict(class_metrics=True)),
+    "GeneralizedIntersectionOverUnion": ("det_boxes", dict()),
+    "DistanceIntersectionOverUnion": ("det_boxes", dict(respect_labels=False)),
+    "CompleteIntersectionOverUnion": ("det_boxes", dict(iou_threshold=0.1)),
+    "PanopticQuality": ("panoptic", dict(things={0, 1}, stuffs={2})),
+    "ModifiedPanopticQuality": ("panoptic", dict(things={0, 1}, stuffs={2})),
+}
+
+
 def _wrapped(package: str, name: str, **kwargs: Any) -> Callable[[Any], Any]:
     return lambda lib: getattr(getattr(lib, package), name)(**kwargs)
 
@@ -339,6 +351,18 @@ VARIANTS: dict[str, tuple[str, str, str, dict]] = {
         dict(return_sentence_level_score=True),
     ),
     "Perplexity[ignore_index=-100]": ("text", "Perplexity", "logits_ignored", dict(ignore_index=-100)),
+    "MeanAveragePrecision[class_metrics,micro]": (
+        "detection",
+        "MeanAveragePrecision",
+        "det_boxes",
+        dict(class_metrics=True, average="micro", box_format="xywh"),
+    ),
+    "PanopticQuality[per_class]": (
+        "detection",
+        "PanopticQuality",
+        "panoptic",
+        dict(things={0, 1}, stuffs={2}, return_sq_and_rq=True, return_per_class=True),
+    ),
 }
 
 
@@ -383,6 +407,7 @@ def _entries() -> dict[str, Entry]:
         ("segmentation", SEGMENTATION),
         ("retrieval", RETRIEVAL),
         ("text", TEXT),
+        ("detection", DETECTION),
     ):
         for name, (kind, kwargs) in table.items():
             out[name] = Entry(name, package, name, kind, kwargs)
@@ -398,7 +423,7 @@ def public_classes() -> list[str]:
     """``package.Name`` for every class exported by the metric packages."""
     names = []
     for package in ("classification", "regression", "aggregation", "wrappers", "nominal", "clustering",
-                    "segmentation", "retrieval", "text"):
+                    "segmentation", "retrieval", "text", "detection"):
         module = importlib.import_module(f"lightning_metrics.{package}")
         names += [f"{package}.{n}" for n in module.__all__ if isinstance(getattr(module, n), type)]
     return names
@@ -469,6 +494,22 @@ def make_batch(kind: str, n: int, gen: torch.Generator, dtype: torch.dtype = tor
         return rand(n).to(dtype), target, indexes
     if kind in TEXT_KINDS or kind.startswith("logits"):
         return _text_batch(kind, n, gen, dtype)
+    if kind == "det_boxes":  # n images of 0-3 targets and 0-4 detections (xyxy boxes, valid as xywh too)
+        preds, target = [], []
+        for _ in range(n):
+            m, d = int(torch.randint(0, 4, (1,), generator=gen)), int(torch.randint(0, 5, (1,), generator=gen))
+            corner = rand(m + d, 2) * 40
+            boxes = torch.cat([corner, corner + 5 + rand(m + d, 2) * 30], 1)
+            labels = torch.randint(0, C, (m + d,), generator=gen)
+            det = torch.cat([boxes[:m] + rand(m, 4) * 3, boxes[m:]])
+            preds.append({"boxes": det.to(dtype), "scores": rand(m + d).to(dtype), "labels": labels})
+            target.append({"boxes": boxes[:m].to(dtype), "labels": labels[:m], "iscrowd": (rand(m) < 0.2).long()})
+        return preds, target
+    if kind == "panoptic":  # (n, 4, 4, 2) maps of (category, instance); categories 0, 1 things, 2 stuff, 3 unknown
+        target = torch.stack([torch.randint(0, 4, (n, 4, 4), generator=gen), torch.randint(0, 2, (n, 4, 4), generator=gen)], -1)
+        preds = target.clone()
+        preds[..., 0] = torch.where(rand(n, 4, 4) < 0.3, torch.randint(0, 3, (n, 4, 4), generator=gen), preds[..., 0] % 3)
+        return preds, target
     if kind == "multitask":
         reg_t = randn(n)
         preds = {"cls": rand(n).to(dtype), "reg": (reg_t + randn(n)).to(dtype)}

@@ -858,6 +858,8 @@ ALWAYS_CHECKED = {
     "TschuprowsT": "labels are checked against num_classes (no validate_args in the API)",
     "ClusterAccuracy": "labels are checked against num_classes, as torchmetrics' confusion matrix does",
     "Perplexity": "target classes outside the vocabulary are rejected: the index would fault on an accelerator",
+    "PanopticQuality": "unknown predicted categories raise, as torchmetrics; segments are found with unique",
+    "ModifiedPanopticQuality": "unknown predicted categories raise, as torchmetrics; segments are found with unique",
 }
 HOST_READS = ("item", "tolist", "__bool__", "nonzero", "unique")
 

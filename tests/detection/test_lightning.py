@@ -1,0 +1,74 @@
+"""MeanAveragePrecision through the Lightning engine: a real ``Trainer`` fit whose validation step
+returns lists of per-image dicts logs ``val/map``, ``val/map_50``, ... as scalars and the per-class
+mAP as ``val/map_per_class/<class>`` (the mixin, with ``metrics_class_names``), precision-recall
+curves per class go to TensorBoard (from the extended summary), and under 2-process DDP with an odd
+number of validation images the values equal one process.
+
+Lists of dicts through the engine are issue 24 (worked on in parallel): the parts the engine of
+this branch cannot do yet are marked ``xfail(strict=False)``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from lightning.pytorch.loggers import TensorBoardLogger
+
+from tests.detection._lightning_model import (
+    CLASSES,
+    VAL_SIZE,
+    DetectionModel,
+    expected,
+    loader,
+    trainer,
+)
+from tests.integration.integration_helpers import assert_close, run_script
+
+pytestmark = [pytest.mark.timeout(300), pytest.mark.filterwarnings("ignore::UserWarning")]
+
+
+def test_fit_logs_map_scalars_and_per_class_map() -> None:
+    fit = trainer()
+    fit.fit(DetectionModel(), loader(8, 0), loader(VAL_SIZE, 1))
+    logged = {k: float(v) for k, v in fit.callback_metrics.items()}
+    want = expected()
+    assert {"val/map", "val/map_50", "val/mar_100", "val/map_per_class/dog"} <= set(logged), sorted(logged)
+    for key, value in want.items():
+        assert_close(logged[key], value, key)
+
+
+@pytest.mark.xfail(strict=False, reason="engine inputs: issue 24 (PR curves from the extended summary)")
+def test_pr_curves_per_class_reach_tensorboard(tmp_path: Path) -> None:
+    from tests.integration.test_tensorboard import read_events
+
+    fit = trainer(logger=TensorBoardLogger(str(tmp_path), name="", version=""))
+    fit.fit(DetectionModel(extended_summary=True), loader(8, 0), loader(VAL_SIZE, 1))
+    events = read_events(tmp_path)
+    tags = [t for kind in ("images", "tensors") for t in events.Tags().get(kind, [])]
+    for name in CLASSES:
+        assert any("val/" in t and name in t for t in tags), (name, tags)
+
+
+_SCRIPT = """
+import json
+import torch
+from tests.detection._lightning_model import VAL_SIZE, DetectionModel, loader, trainer
+
+torch.set_num_threads(1)
+fit = trainer(devices=2, strategy="ddp")
+fit.fit(DetectionModel(), loader(8, 0), loader(VAL_SIZE, 1))
+with open(f"rank{fit.global_rank}.json", "w") as handle:
+    json.dump({k: float(v) for k, v in fit.callback_metrics.items()}, handle)
+"""
+
+
+def test_two_process_ddp_equals_one_process(tmp_path: Path) -> None:
+    run_script(_SCRIPT, tmp_path, timeout=240)
+    ranks = [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in (0, 1)]
+    assert ranks[0] == ranks[1]
+    for key, value in expected().items():
+        assert_close(ranks[0][key], value, key)
+    padded = expected(padded=True)  # counting the padded image would change these: the test can tell
+    assert any(abs(padded[k] - ranks[0][k]) > 1e-4 for k in ("val/map", "val/map_50", "val/mar_100"))
