@@ -57,11 +57,6 @@ DEVIATIONS: dict[str, str] = {
     **{f"attr:{name}:full_state_update": _EXACT_MERGE for name in (
         "IntersectionOverUnion", "GeneralizedIntersectionOverUnion", "DistanceIntersectionOverUnion",
         "CompleteIntersectionOverUnion")},
-    # "sig:<path>:<name>": a signature at one path only
-    "sig::PanopticQuality": "torchmetrics' top-level name is a deprecated wrapper without the return_* flags; "
-                            "ours is the full class (it accepts the wrapper's calls)",
-    "sig:functional:panoptic_quality": "torchmetrics' top-level function is a deprecated wrapper without the "
-                                       "return_* flags; ours is the full function",
 }
 # Parameters of ours that torchmetrics lacks (extensions): allowed after all of torchmetrics' own
 # parameters, each with its reason. Keys: "name:parameter".
