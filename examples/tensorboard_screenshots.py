@@ -1,8 +1,8 @@
 """Look at the digits demo in TensorBoard as a person would: run it, serve its logs, screenshot the tabs.
 
-    python benchmarks/tensorboard_screenshots.py OUTDIR             # demo (10 epochs), a side run, shots
-    python benchmarks/tensorboard_screenshots.py OUTDIR --epochs 3  # quicker
-    python benchmarks/tensorboard_screenshots.py OUTDIR --logdir DIR  # screenshot logs that exist already
+    python examples/tensorboard_screenshots.py OUTDIR             # demo (10 epochs), a side run, shots
+    python examples/tensorboard_screenshots.py OUTDIR --epochs 3  # quicker
+    python examples/tensorboard_screenshots.py OUTDIR --logdir DIR  # screenshot logs that exist already
 
 Writes, under OUTDIR:
 
