@@ -132,6 +132,12 @@ def plot_curves(
 
 
 def expected_calibration_error(confidence: Tensor, accuracy: Tensor, count: Tensor) -> float:
+    """The count-weighted mean gap between accuracy and confidence over the bins (the ECE).
+
+    >>> import torch
+    >>> expected_calibration_error(torch.tensor([0.2, 0.8]), torch.tensor([0.4, 0.8]), torch.tensor([1.0, 3.0]))
+    0.05
+    """
     total = count.sum()
     return float((count * (accuracy - confidence).abs()).sum() / total) if total > 0 else float("nan")
 

@@ -169,7 +169,11 @@ def curve_scores(value: Any, kind: Optional[str] = None) -> list[float]:
 
 
 def mean_score(scores: Sequence[float]) -> float:
-    """The mean of the finite scores (classes without positives left out, as the macro average)."""
+    """The mean of the finite scores (classes without positives left out, as the macro average).
+
+    >>> mean_score([0.5, float("nan"), 1.0])
+    0.75
+    """
     finite = [s for s in scores if s == s]
     return sum(finite) / len(finite) if finite else float("nan")
 

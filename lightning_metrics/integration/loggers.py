@@ -269,7 +269,15 @@ def log_result(
 
 
 def write_rendering(loggers: Sequence[Any], rendering: Rendering, step: int) -> list[str]:
-    """Write what was rendered to every logger that takes it; returns where it went."""
+    """Write what was rendered to every logger that takes it; returns where it went.
+
+    >>> import tempfile
+    >>> from lightning.pytorch.loggers import CSVLogger
+    >>> logger = CSVLogger(tempfile.mkdtemp(), name="run")
+    >>> write_rendering([logger], summary_rendering("test", [("test/acc", 0.9)]), step=0) == [
+    ...     f"files:{logger.log_dir}"]
+    True
+    """
     written = []
     for logger in loggers:
         target = logger_kind(logger)
