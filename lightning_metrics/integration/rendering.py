@@ -266,6 +266,15 @@ def _render_other(value: Any, out: Rendering) -> None:
     ]
 
 
+def _summary_value(value: Any) -> str:
+    """Integers as they are, every floating-point value with 4 decimals (``1.0000`` beside ``0.9300``)."""
+    tensor = torch.as_tensor(value)
+    if not tensor.is_floating_point():
+        return str(int(tensor))
+    number = float(tensor)
+    return f"{number:.4f}" if number == number and abs(number) != float("inf") else str(number)
+
+
 def summary_rendering(
     stage: str, values: Sequence[tuple[str, Any]], epoch: int = 0, tag: Optional[str] = None
 ) -> Rendering:
@@ -273,12 +282,15 @@ def summary_rendering(
     Text tab: what a standalone ``validate``/``test`` run shows at a glance.
 
     >>> import torch
-    >>> print(summary_rendering("test", [("test/acc", torch.tensor(0.9512)), ("test/seen", 128)]).text)
+    >>> rows = [("test/acc", torch.tensor(0.93)), ("test/recall/0_cat", torch.tensor(1.0)),
+    ...         ("test/seen", 128)]
+    >>> print(summary_rendering("test", rows).text)
     | metric | value |
     | --- | --- |
-    | test/acc | 0.9512 |
+    | test/acc | 0.9300 |
+    | test/recall/0_cat | 1.0000 |
     | test/seen | 128 |
     """
-    rows = [["metric", "value"]] + [[key, _cell(torch.as_tensor(v).double())] for key, v in values]
+    rows = [["metric", "value"]] + [[key, _summary_value(v)] for key, v in values]
     tag = tag or f"{stage}/summary"
     return Rendering(tag=tag, stem=f"{_safe(tag)}_epoch{epoch}", text=_markdown_rows(rows), table=rows)

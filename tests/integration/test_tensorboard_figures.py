@@ -99,7 +99,7 @@ def test_a_standalone_test_writes_one_summary_table(run: dict) -> None:
     rows = [line.strip("|").split("|") for line in text_of(summary).splitlines()[2:]]
     table = {key.strip(): float(value) for key, value in rows}
     assert set(table) == {"test/acc", *(f"test/recall/{i}_{name}" for i, name in enumerate(CLASSES))}
-    assert table["test/acc"] == pytest.approx(events.Scalars("test/acc")[0].value, abs=1e-6)
+    assert table["test/acc"] == pytest.approx(events.Scalars("test/acc")[0].value, abs=5e-5)  # 4 decimals
     assert "val/summary/text_summary" not in events.Tags()["tensors"]  # fit epochs have their charts
 
 
