@@ -163,15 +163,22 @@ def vertical_text(
 
 
 def _wrap(line: str, width: int, scale: int) -> list[str]:
-    """``line`` broken at its " · " separators (then at spaces) into lines that fit ``width``."""
+    """``line`` broken at its " · " separators, else after a colon, else at spaces, into lines
+    that fit ``width``.
+
+    >>> _wrap("normalized over the true class: rows sum to 1", 400, 2)
+    ['normalized over the true class:', 'rows sum to 1']
+    """
     if text_width(line, scale) <= width:
         return [line]
-    for separator in (" · ", " "):
+    for separator, keep in ((" · ", ""), (": ", ":"), (" ", "")):
         parts = line.split(separator)
         if len(parts) > 1:
+            parts = [p + keep for p in parts[:-1]] + parts[-1:]
+            joiner = " " if keep else separator
             out, current = [], parts[0]
             for part in parts[1:]:
-                joined = current + separator + part
+                joined = current + joiner + part
                 if text_width(joined, scale) <= width:
                     current = joined
                 else:
