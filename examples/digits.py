@@ -2,14 +2,20 @@
 
     python examples/digits.py            # ~10 epochs, well under a minute on 2 CPU cores
     python examples/digits.py --fast     # one tiny epoch (also: LM_EXAMPLE_FAST=1), used by the tests
-    tensorboard --logdir lightning_logs  # then open the Scalars, Images, Text and PR Curves tabs
+    tensorboard --logdir lightning_logs  # then open the Time Series, Scalars, Images and Text tabs
 
 The LightningModule below has no metric code at all: its steps return ``preds`` and ``target``
 and ``MetricsCallback`` does the rest, per stage: update at every batch end, compute once per
 epoch, log every scalar as ``"{stage}/{name}"``, send the per-class recall as one scalar per
-digit, and draw the confusion matrix, the ROC and precision-recall curves and the reliability
-diagram into TensorBoard. The data (1,797 8x8 images) ships inside scikit-learn: nothing is
-downloaded.
+digit (``val/recall/0_zero`` ... ``val/recall/9_nine``, in digit order), and draw the confusion
+matrix, the ROC and precision-recall curves (one line per digit, AUC and average precision in
+the legends), the per-digit recall bars and the reliability diagram into TensorBoard's Images
+tab, each titled with its epoch and written at the step of that epoch's scalars. The data
+(1,797 8x8 images) ships inside scikit-learn: nothing is downloaded.
+
+TensorBoard's own PR Curves tab stays empty here: it takes binary curves only (a
+``BinaryPrecisionRecallCurve`` would appear there as ``{stage}/{name}/pr_curve``); this run's
+ten one-vs-rest curves are the ``val/pr_curve`` image.
 """
 
 from __future__ import annotations
@@ -155,9 +161,9 @@ def print_table(results: dict[str, dict[str, Any]]) -> None:
             value = torch.as_tensor(value) if not isinstance(value, (tuple, list)) else value
             if isinstance(value, torch.Tensor) and value.numel() == 1:
                 rows.setdefault(name, {})[stage] = f"{value.item():.4f}"
-            elif name == "recall":  # the per-class vector, as it is logged: recall/<digit>
-                for digit, item in zip(DIGIT_NAMES, value.tolist()):
-                    rows.setdefault(f"recall/{digit}", {})[stage] = f"{item:.4f}"
+            elif name == "recall":  # the per-class vector, as it is logged: recall/<index>_<digit>
+                for index, (digit, item) in enumerate(zip(DIGIT_NAMES, value.tolist())):
+                    rows.setdefault(f"recall/{index}_{digit}", {})[stage] = f"{item:.4f}"
     width = max(map(len, rows)) + 2
     print("\n" + "metric".ljust(width) + "".join(s.rjust(10) for s in stages))
     print("-" * (width + 10 * len(stages)))
@@ -175,7 +181,8 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
 
     L.seed_everything(0, verbose=False)
     callback = make_callback()
-    logger = TensorBoardLogger(args.logdir, name="digits")
+    # no "hp_metric" card of -1: this run logs no hyperparameter metric
+    logger = TensorBoardLogger(args.logdir, name="digits", default_hp_metric=False)
     trainer = L.Trainer(
         max_epochs=1 if fast else args.epochs,
         limit_train_batches=3 if fast else None,
@@ -206,7 +213,8 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
         print(f"  {digit}: " + " ".join(f"{int(v):3d}" for v in row))
     print(f"\nTensorBoard logs: {logger.log_dir}")
     print(f"  tensorboard --logdir {args.logdir}")
-    print("  Scalars: val/acc, val/f1, val/auroc, val/calibration, val/recall/<digit>, train/acc, train/f1")
+    print("  Scalars: val/acc, val/f1, val/auroc, val/calibration, val/recall/0_zero ... val/recall/9_nine,")
+    print("           train/acc, train/f1")
     print("  Images:  val/confmat, val/roc, val/pr_curve, val/recall (bars), val/calibration/reliability")
     print("  Text:    val/confmat/text_summary (the matrix as a table); the same under test/")
     return results

@@ -2,6 +2,10 @@
 
     python examples/mixin_multilabel.py          # a few seconds of training on 2 CPU cores
     python examples/mixin_multilabel.py --fast   # one tiny epoch (also: LM_EXAMPLE_FAST=1)
+    tensorboard --logdir lightning_logs          # the twelve averages and the batch mean, per epoch
+
+Every value is logged to TensorBoard (Scalars, Time Series) and to a CSV file
+(``metrics.csv``) in the same run directory; they are all scalars, so there are no images.
 
 A model inherits ``MetricsMixin`` and returns its metrics from ``configure_metrics()``; the
 mixin updates, logs and resets them, exactly as ``MetricsCallback`` would. The data is
@@ -96,6 +100,12 @@ class MultilabelModel(lm.MetricsMixin, L.LightningModule):
         return torch.optim.Adam(self.parameters(), lr=self.lr)
 
 
+def loggers(logdir: str, name: str) -> list:
+    """TensorBoard and a CSV file, side by side in one run directory."""
+    board = L.loggers.TensorBoardLogger(logdir, name=name, default_hp_metric=False)
+    return [board, L.loggers.CSVLogger(logdir, name=name, version=board.version)]
+
+
 def main(argv: list[str] | None = None) -> dict[str, float]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fast", action="store_true", help="one tiny epoch (for tests)")
@@ -113,7 +123,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         limit_train_batches=4 if fast else None,
         accelerator="cpu",
         devices=1,
-        logger=L.loggers.CSVLogger(args.logdir, name="multilabel"),
+        logger=loggers(args.logdir, "multilabel"),
         enable_checkpointing=False,
         enable_model_summary=False,
         enable_progress_bar=not fast,

@@ -1,7 +1,8 @@
-"""Regression metrics on scikit-learn's diabetes data, logged by ``MetricsCallback`` to a CSV file.
+"""Regression metrics on scikit-learn's diabetes data, logged by ``MetricsCallback`` to TensorBoard and CSV.
 
     python examples/regression.py          # a few seconds on 2 CPU cores
     python examples/regression.py --fast   # one tiny epoch (also: LM_EXAMPLE_FAST=1)
+    tensorboard --logdir lightning_logs    # val/* per epoch, test/* once (scalars only: no images)
 
 MSE, R2, Pearson and explained variance are all functions of the same running moments (count,
 means, co-moments in float64, merged with Chan's parallel formula), so the collection updates
@@ -18,7 +19,7 @@ from typing import Any
 
 import lightning.pytorch as L
 import torch
-from lightning.pytorch.loggers import CSVLogger
+from lightning.pytorch.loggers import CSVLogger, TensorBoardLogger
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
@@ -133,12 +134,13 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
 
     L.seed_everything(0, verbose=False)
     callback = lm.MetricsCallback(regression_metrics(), stages=("val", "test"), prog_bar=["r2"])
-    logger = CSVLogger(args.logdir, name="diabetes")
+    board = TensorBoardLogger(args.logdir, name="diabetes", default_hp_metric=False)
+    logger = CSVLogger(args.logdir, name="diabetes", version=board.version)  # the same run directory
     trainer = L.Trainer(
         max_epochs=1 if fast else args.epochs,
         limit_train_batches=3 if fast else None,
         callbacks=[callback],
-        logger=logger,
+        logger=[board, logger],
         accelerator="cpu",
         devices=1,
         enable_checkpointing=False,
@@ -161,6 +163,7 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     for name in regression_metrics():
         print(f"{name:<20}{val[f'val/{name}']:>10.4f}{test[f'test/{name}']:>10.4f}")
     print(f"\nEvery epoch's values are in {os.path.join(logger.log_dir, 'metrics.csv')}")
+    print(f"and in TensorBoard: tensorboard --logdir {args.logdir}")
     return {"val": val, "test": test}
 
 

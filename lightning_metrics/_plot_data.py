@@ -63,18 +63,15 @@ def value_kind(value: Any) -> str:
 
 
 def curve_kind(metric: Any = None, name: Optional[str] = None) -> Optional[str]:
-    """``"roc"``, ``"pr"`` or ``None`` (a generic curve), from the metric's class or the result's name.
-
-    A metric may say it directly with a ``plot_curve_kind`` attribute.
+    """``"roc"``, ``"pr"`` or ``None`` (a generic curve), from the metric's class (or the classes
+    it derives from: a user's ``IsZeroPR(BinaryPrecisionRecallCurve)`` is a PR curve) or the
+    result's name. A metric may say it directly with a ``plot_curve_kind`` attribute.
 
     >>> curve_kind(name="val/roc"), curve_kind(name="pr_curve"), curve_kind(name="lift")
     ('roc', 'pr', None)
     """
-    hints = [
-        getattr(metric, "plot_curve_kind", None),
-        type(metric).__name__ if metric is not None else None,
-        name,
-    ]
+    classes = [cls.__name__ for cls in type(metric).__mro__[:-1]] if metric is not None else []
+    hints = [getattr(metric, "plot_curve_kind", None), *classes, name]
     for hint in hints:
         if not isinstance(hint, str):
             continue
@@ -90,28 +87,95 @@ def curve_lines(value: Any, kind: Optional[str] = None) -> list[tuple[Tensor, Te
     """The ``(x, y)`` line(s) of a curve value: one for a binary curve, one per class otherwise.
 
     Precision-recall values come as ``(precision, recall, thresholds)`` and are drawn with
-    recall on x. Non-finite points (classes without positives) are dropped.
+    recall rising on x, up to the first point at full recall: the points after it only add
+    negatives (precision falls at the same recall), so they are no part of the curve a reader
+    wants (scikit-learn stops there too). Non-finite points (classes without positives) are
+    dropped.
 
     >>> import torch
-    >>> precision, recall = torch.tensor([1.0, 0.5]), torch.tensor([0.0, 1.0])
+    >>> precision, recall = torch.tensor([0.4, 0.5, 1.0]), torch.tensor([1.0, 1.0, 0.0])
     >>> [(x.tolist(), y.tolist()) for x, y in curve_lines((precision, recall), "pr")]
     [([0.0, 1.0], [1.0, 0.5])]
     """
-    first, second = value[0], value[1]
-    if isinstance(first, Tensor) and first.ndim <= 1:
-        pairs = [(first, second)]
-    elif isinstance(first, Tensor):
-        pairs = list(zip(first.unbind(0), second.unbind(0)))
-    else:
-        pairs = list(zip(first, second))
+    pairs, _ = _raw_pairs(value)
     out = []
     for a, b in pairs:
-        a = torch.as_tensor(a).detach().cpu().double().flatten()
-        b = torch.as_tensor(b).detach().cpu().double().flatten()
         x, y = (b, a) if kind == "pr" else (a, b)
         keep = torch.isfinite(x) & torch.isfinite(y)
-        out.append((x[keep], y[keep]))
+        x, y = x[keep], y[keep]
+        if kind == "pr" and x.numel() > 1:
+            if x[0] > x[-1]:  # the metrics list thresholds rising, so recall falls: draw it rising
+                x, y = x.flip(0), y.flip(0)
+            first_full = int(torch.nonzero(x == x.max())[0])
+            x, y = x[: first_full + 1], y[: first_full + 1]
+        out.append((x, y))
     return out
+
+
+def _raw_pairs(value: Any) -> tuple[list[tuple[Tensor, Tensor]], bool]:
+    """The curve's ``(first, second)`` tensors per line, and whether they came as tensors (a
+    binary curve or binned per-class rows) rather than as per-class lists (exact curves)."""
+    first, second = value[0], value[1]
+    if isinstance(first, Tensor) and first.ndim <= 1:
+        pairs, stacked = [(first, second)], True
+    elif isinstance(first, Tensor):
+        pairs, stacked = list(zip(first.unbind(0), second.unbind(0))), True
+    else:
+        pairs, stacked = list(zip(first, second)), False
+    as_double = lambda t: torch.as_tensor(t).detach().cpu().double().flatten()  # noqa: E731
+    return [(as_double(a), as_double(b)) for a, b in pairs], stacked
+
+
+def average_precision(precision: Tensor, recall: Tensor) -> float:
+    """Average precision of one precision-recall curve: each rise of recall times the precision
+    at the higher-recall end (the steps of the drawn curve), in either order of the points.
+
+    This is :class:`~lightning_metrics.classification.BinaryAveragePrecision`'s value on the same
+    curve (and scikit-learn's ``average_precision_score``), not the trapezoid area.
+
+    >>> import torch
+    >>> precision = torch.tensor([0.5, 2 / 3, 0.5, 1.0, 1.0])  # scores (.9, .5, .6, .1), target (1, 1, 0, 0)
+    >>> round(average_precision(precision, torch.tensor([1.0, 1.0, 0.5, 0.5, 0.0])), 4)  # sklearn's too
+    0.8333
+    """
+    rise = recall[1:] - recall[:-1]
+    upper = torch.where(rise < 0, precision[:-1], precision[1:])
+    return float((rise.abs() * upper).sum()) if rise.numel() else float("nan")
+
+
+def curve_scores(value: Any, kind: Optional[str] = None) -> list[float]:
+    """One number per line of a curve value: the average precision of a PR curve, the area
+    under any other curve (the AUROC of a ROC curve).
+
+    As the metrics themselves: NaN points of a binary or binned curve count as 0, a class of an
+    exact curve without positives has NaN.
+
+    >>> import torch
+    >>> fpr, tpr = torch.tensor([0.0, 0.0, 1.0]), torch.tensor([0.0, 1.0, 1.0])
+    >>> curve_scores((fpr, tpr, torch.tensor([1.0, 0.5, 0.0])), "roc")
+    [1.0]
+    """
+    pairs, stacked = _raw_pairs(value)
+    out = []
+    for a, b in pairs:
+        if kind == "pr":
+            if stacked:
+                a, b = a.nan_to_num(0.0), b.nan_to_num(0.0)
+            out.append(average_precision(a, b))
+        else:
+            keep = torch.isfinite(a) & torch.isfinite(b)
+            out.append(area(a[keep], b[keep]))
+    return out
+
+
+def mean_score(scores: Sequence[float]) -> float:
+    """The mean of the finite scores (classes without positives left out, as the macro average).
+
+    >>> mean_score([0.5, float("nan"), 1.0])
+    0.75
+    """
+    finite = [s for s in scores if s == s]
+    return sum(finite) / len(finite) if finite else float("nan")
 
 
 def area(x: Tensor, y: Tensor) -> float:
@@ -144,6 +208,100 @@ def normalize_confusion(matrix: Tensor, normalize: Optional[str]) -> Tensor:
     else:
         total = value.sum(dim=(-2, -1), keepdim=True)
     return torch.nan_to_num(value / total).float()
+
+
+NORMALIZED_OVER = {
+    "true": "normalized over the true class: rows sum to 1",
+    "pred": "normalized over the predicted class: columns sum to 1",
+    "all": "normalized over all samples: cells sum to 1",
+}
+COLOR_SCALES = ("linear", "log", "row")
+COLOR_SCALE_LABELS = {"linear": "value", "log": "value (log scale)", "row": "share of the row"}
+
+
+def color_levels(values: Tensor, scale: str = "linear") -> Tensor:
+    """Where each cell sits on the colour map, in [0, 1]; NaN for cells drawn blank (zeros).
+
+    ``"linear"``: the value over the largest; ``"log"``: log scale from the smallest non-zero
+    magnitude to the largest, so that errors of 1-3 next to a diagonal of hundreds are seen;
+    ``"row"``: the value over its row's sum (each true class on its own scale).
+
+    >>> import torch
+    >>> color_levels(torch.tensor([[8.0, 2.0], [0.0, 4.0]]), "row")
+    tensor([[0.8000, 0.2000],
+            [   nan, 1.0000]], dtype=torch.float64)
+    """
+    check_choice("color_scale", scale, COLOR_SCALES)
+    values = torch.as_tensor(values).detach().cpu().double()
+    magnitude = values.abs().nan_to_num(0.0, posinf=0.0, neginf=0.0)
+    if scale == "row":
+        total = magnitude.sum(dim=-1, keepdim=True)
+        levels = magnitude / total.clamp(min=1e-300)
+    elif scale == "log":
+        positive = magnitude[magnitude > 0]
+        low, high = (float(positive.min()), float(positive.max())) if positive.numel() else (1.0, 1.0)
+        if high > low:
+            levels = (magnitude.clamp(min=low).log() - torch.log(torch.tensor(low, dtype=torch.float64))) / (
+                torch.log(torch.tensor(high / low, dtype=torch.float64))
+            )
+        else:
+            levels = torch.ones_like(magnitude)
+    else:
+        high = float(magnitude.max()) if magnitude.numel() else 0.0
+        levels = magnitude / high if high > 0 else torch.zeros_like(magnitude)
+    return torch.where(magnitude == 0, torch.full_like(levels, float("nan")), levels)
+
+
+def format_fraction(value: float) -> str:
+    """A share in [0, 1] in at most 4 characters, never in scientific notation.
+
+    >>> [format_fraction(v) for v in (0.0, 0.004, 0.0123, 0.5, 0.996, 1.0)]
+    ['0', '<.01', '.01', '.50', '1', '1']
+    """
+    if value != value:
+        return "nan"
+    if value == 0:
+        return "0"
+    if 0 < value < 0.005:
+        return "<.01"
+    if value >= 0.995 and value <= 1.0:
+        return "1"
+    text = f"{value:.2f}"
+    return text[1:] if text.startswith("0.") else text
+
+
+def format_values(values: Sequence[float]) -> list[str]:
+    """Labels for values drawn side by side (bars), with one number of decimals for all of them,
+    so that 1 and 0.97 read ``1.00`` and ``0.97``; integers stay integers.
+
+    >>> format_values([1.0, 0.97, float("nan")]), format_values([3.0, 12.0])
+    (['1.00', '0.97', 'nan'], ['3', '12'])
+    """
+    finite = [v for v in values if v == v and abs(v) != float("inf")]
+    if finite and all(v == int(v) for v in finite):
+        return [str(int(v)) if v in finite else str(v) for v in values]
+    largest = max((abs(v) for v in finite), default=0.0)
+    decimals = 2 if largest < 100 else (1 if largest < 1000 else 0)
+    return [f"{v:.{decimals}f}" if v in finite else str(v) for v in values]
+
+
+def format_count(value: float) -> str:
+    """A cell of a count matrix: integers as they are, other values in at most 4 significant
+    digits, never in scientific notation below a billion.
+
+    >>> [format_count(v) for v in (0.0, 12.0, 2.5, 0.125, 1234.5)]
+    ['0', '12', '2.5', '.125', '1234']
+    """
+    if value != value:
+        return "nan"
+    if abs(value) == float("inf"):
+        return "-inf" if value < 0 else "inf"
+    if value == int(value) and abs(value) < 1e9:
+        return str(int(value))
+    if abs(value) >= 1000:
+        return f"{value:.0f}"
+    text = f"{value:.4g}" if abs(value) >= 0.001 else f"{value:.3f}"
+    return text.replace("0.", ".", 1) if text.startswith(("0.", "-0.")) else text
 
 
 def reliability_bins(metric: Any) -> Optional[tuple[Tensor, Tensor, Tensor]]:

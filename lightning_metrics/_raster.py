@@ -1,10 +1,14 @@
 """Images drawn by the package itself, for when matplotlib is not installed.
 
 Logging a confusion matrix or a curve must not depend on an optional extra, so this module
-draws plain RGB images (``(H, W, 3)`` uint8 tensors) with torch alone: heat-maps with a cell
-grid and the values written in a 3x5 pixel digit font, bar charts, line charts and reliability
-diagrams. No titles or axis labels: the tag names the image. :func:`encode_png` writes PNG bytes
-with ``zlib`` when PIL is not there either.
+draws the same figures as :mod:`.plotting` as plain RGB images (``(H, W, 3)`` uint8 tensors)
+with torch alone, titles included (the tag and the epoch), in a 5x7 pixel font
+(:mod:`._raster_font`), with the same rules: zero cells blank, shares never in scientific
+notation and the normalization named, one colour scale for a multilabel grid with ``neg``/``pos``
+ticks, the average precision (not a trapezoid) in a PR legend, PR curves stopped at full recall,
+a log false-positive axis for ROC curves that are all good, a reliability diagram with the
+confidence drawn apart from the accuracy and the samples per bin below it, bar values with one
+number of decimals. :func:`encode_png` writes PNG bytes with ``zlib`` when PIL is not there either.
 
 >>> import torch
 >>> image = heatmap(torch.tensor([[5, 1], [0, 7]]))
@@ -19,159 +23,238 @@ from __future__ import annotations
 import math
 import struct
 import zlib
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import torch
 from torch import Tensor
 
-WHITE, BLACK, GRID, FAINT = (255, 255, 255), (0, 0, 0), (64, 64, 64), (200, 200, 200)
-# viridis at five stops: readable in grey scale and for colour-blind readers
-_VIRIDIS = torch.tensor(
-    [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]], dtype=torch.float32
+from lightning_metrics._plot_data import (
+    NORMALIZED_OVER,
+    _labels,
+    color_levels,
+    curve_lines,
+    curve_scores,
+    format_count,
+    format_fraction,
+    format_values,
+    mean_score,
+    normalize_confusion,
 )
-# matplotlib's "tab10" colours, one per curve or class
-PALETTE = [
-    (31, 119, 180),
-    (255, 127, 14),
-    (44, 160, 44),
-    (214, 39, 40),
-    (148, 103, 189),
-    (140, 86, 75),
-    (227, 119, 194),
-    (127, 127, 127),
-    (188, 189, 34),
-    (23, 190, 207),
-]
-# 3x5 glyphs, rows top to bottom: enough for counts, rates and nan/inf
-_GLYPHS = {
-    "0": "111101101101111",
-    "1": "010110010010111",
-    "2": "111001111100111",
-    "3": "111001111001111",
-    "4": "101101111001001",
-    "5": "111100111001111",
-    "6": "111100111101111",
-    "7": "111001001001001",
-    "8": "111101111101111",
-    "9": "111101111001111",
-    ".": "000000000000010",
-    "-": "000000111000000",
-    "+": "000010111010000",
-    "e": "000111111100111",
-    "n": "000110101101101",
-    "a": "000011101101011",
-    "i": "010000010010010",
-    "f": "011010111010010",
-}
-_MARGIN = 8
+from lightning_metrics._raster_draw import (
+    BLACK,
+    BLUE,
+    FAINT,
+    GREY,
+    GRID,
+    LARGE,
+    PALETTE,
+    RED,
+    Axes,
+    canvas,
+    colormap,
+    draw_legend_rows,
+    draw_title,
+    fill,
+    ink_on,
+    legend,
+    legend_rows,
+    outline,
+    polyline,
+    text,
+    title_band,
+    vertical_text,
+)
+from lightning_metrics._raster_font import text_height, text_width
 
-
-def colormap(values: Tensor) -> Tensor:
-    """Map values in [0, 1] (NaN as 0) to viridis RGB, shape ``(..., 3)`` uint8."""
-    scaled = values.double().nan_to_num(0.0).clamp(0, 1) * (len(_VIRIDIS) - 1)
-    low = scaled.floor().long().clamp(max=len(_VIRIDIS) - 2)
-    frac = (scaled - low).unsqueeze(-1).float()
-    return (_VIRIDIS[low] * (1 - frac) + _VIRIDIS[low + 1] * frac).round().to(torch.uint8)
+UNIT_TICKS = (0.0, 0.5, 1.0)
+HIGH_AUC = 0.95  # as in the matplotlib drawing: every ROC AUC at least this good -> log FPR axis
+MIN_WIDTH = 420  # room for a title and its epoch in large text
 
 
 def format_number(value: float) -> str:
-    """Short text of a cell value: integers as they are, other values with 2 decimals or 2 digits."""
-    if math.isnan(value):
-        return "nan"
-    if math.isinf(value):
-        return "-inf" if value < 0 else "inf"
-    if value == int(value) and abs(value) < 1e9:
-        return str(int(value))
-    return f"{value:.2f}" if 0.01 <= abs(value) < 1000 else f"{value:.1e}"
+    """Short text of a cell value (see :func:`~lightning_metrics._plot_data.format_count`)."""
+    return format_count(value)
 
 
-def text_width(text: str, scale: int) -> int:
-    return (4 * len(text) - 1) * scale
+# ------------------------------------------------------------- heat-maps
+def _cell_scale(texts: Sequence[str], cell: int) -> int:
+    """The largest text scale (2, 1) at which every value fits its cell; 0 when none does."""
+    longest = max((len(t) for t in texts), default=1)
+    for scale in (LARGE, 1):
+        if text_width("8" * longest, scale) <= cell - 4 and text_height(scale) <= cell * 0.7:
+            return scale
+    return 0
 
 
-def draw_text(image: Tensor, x: int, y: int, text: str, scale: int, color: Sequence[int]) -> None:
-    """Write ``text`` with its top-left corner at (x, y); unknown characters leave a gap."""
-    ink = torch.tensor(color, dtype=torch.uint8)
-    for i, char in enumerate(text):
-        glyph = _GLYPHS.get(char)
-        if glyph is None:
-            continue
-        mask = torch.tensor([c == "1" for c in glyph]).reshape(5, 3)
-        mask = mask.repeat_interleave(scale, 0).repeat_interleave(scale, 1)
-        left = x + 4 * i * scale
-        region = image[y : y + mask.shape[0], left : left + mask.shape[1]]
-        region[mask[: region.shape[0], : region.shape[1]]] = ink
+def _draw_cells(
+    image: Tensor, top: int, left: int, cell: int, levels: Tensor, texts: list[list[str]]
+) -> bool:
+    """Colour the cells, grid them and write their values; False when the values did not fit."""
+    rows, cols = levels.shape
+    colours = colormap(levels)
+    body = colours.repeat_interleave(cell, 0).repeat_interleave(cell, 1)
+    image[top : top + rows * cell, left : left + cols * cell] = body
+    for r in range(rows + 1):
+        fill(image, top + r * cell, left, top + r * cell, left + cols * cell, FAINT)
+    for c in range(cols + 1):
+        fill(image, top, left + c * cell, top + rows * cell, left + c * cell, FAINT)
+    scale = _cell_scale([t for row in texts for t in row], cell)
+    if scale == 0:
+        return False
+    for r in range(rows):
+        for c in range(cols):
+            if texts[r][c]:
+                y = top + r * cell + (cell - text_height(scale)) // 2 + 1
+                text(
+                    image,
+                    left + c * cell + cell // 2 + 1,
+                    y,
+                    texts[r][c],
+                    scale,
+                    ink_on(colours[r, c]),
+                    align="center",
+                )
+    return True
 
 
-def _canvas(height: int, width: int) -> Tensor:
-    return torch.full((height + 2 * _MARGIN, width + 2 * _MARGIN, 3), 255, dtype=torch.uint8)
+def _cell_texts(values: Tensor, normalized: bool) -> list[list[str]]:
+    fmt = format_fraction if normalized else format_count
+    return [["" if v == 0 else fmt(v) for v in row] for row in values.double().tolist()]
 
 
-def _frame(image: Tensor, color: Sequence[int] = GRID) -> None:
-    ink = torch.tensor(color, dtype=torch.uint8)
-    top, left, bottom, right = _MARGIN - 1, _MARGIN - 1, image.shape[0] - _MARGIN, image.shape[1] - _MARGIN
-    image[top, left : right + 1] = ink
-    image[bottom, left : right + 1] = ink
-    image[top : bottom + 1, left] = ink
-    image[top : bottom + 1, right] = ink
-
-
-def heatmap(matrix: Tensor, max_side: int = 480, values: bool = True) -> Tensor:
-    """A heat-map of a 2-D tensor with a cell grid and, where cells are large enough, the values."""
+def heatmap(
+    matrix: Tensor,
+    max_side: int = 420,
+    values: bool = True,
+    normalized: bool = False,
+    color_scale: str = "linear",
+    names: Optional[Sequence[Any]] = None,
+    title_lines: Sequence[str] = (),
+) -> Tensor:
+    """A heat-map of a 2-D tensor: white zero cells, the values where they fit, the names on the
+    axes (true down, predicted across) and the title lines on top."""
     matrix = torch.as_tensor(matrix).detach().cpu().double()
     rows, cols = matrix.shape
-    cell = int(max(3, min(48, max_side // max(rows, cols, 1))))
-    finite = matrix[torch.isfinite(matrix)]
-    low, high = (finite.min(), finite.max()) if finite.numel() else (torch.tensor(0.0), torch.tensor(1.0))
-    scaled = (matrix - low) / (high - low) if high > low else torch.full_like(matrix, 0.5)
-    colors = colormap(scaled)
-    body = colors.repeat_interleave(cell, 0).repeat_interleave(cell, 1)
-    image = _canvas(rows * cell + 1, cols * cell + 1)
-    image[_MARGIN : _MARGIN + rows * cell, _MARGIN : _MARGIN + cols * cell] = body
-    grid = torch.tensor(GRID, dtype=torch.uint8)
-    for r in range(rows + 1):
-        image[_MARGIN + r * cell, _MARGIN : _MARGIN + cols * cell + 1] = grid
-    for c in range(cols + 1):
-        image[_MARGIN : _MARGIN + rows * cell + 1, _MARGIN + c * cell] = grid
-    if values and cell >= 9:
-        luminance = (colors.float() @ torch.tensor([0.299, 0.587, 0.114])) / 255
-        for r in range(rows):
-            for c in range(cols):
-                text = format_number(float(matrix[r, c]))
-                # the value fills at most ~70% of the cell's width and ~40% of its height
-                scale = max(1, min(int(cell * 0.7) // text_width(text, 1), int(cell * 0.4) // 5))
-                width = text_width(text, scale)
-                if width > cell - 3:
-                    continue
-                x = _MARGIN + c * cell + (cell - width) // 2 + 1
-                y = _MARGIN + r * cell + (cell - 5 * scale) // 2 + 1
-                draw_text(image, x, y, text, scale, BLACK if luminance[r, c] > 0.5 else WHITE)
+    square = rows == cols
+    y_names = _labels(rows, names)
+    x_names = _labels(cols, names if square else None)
+    cell = int(max(3, min(64, max_side // max(rows, cols, 1))))
+    label_room = min(max(len(n) for n in x_names + y_names), 8) * 12 + 12
+    show_names = cell >= text_height(LARGE) + 1
+    margin_left = 22 + (label_room if show_names else 0)
+    margin_bottom = 24 + (label_room if show_names else 0)
+    width = max(margin_left + cols * cell + 12, MIN_WIDTH)
+    texts = _cell_texts(matrix, normalized)
+    lines = list(title_lines)
+    levels = color_levels(matrix, color_scale)
+    fits = values and _cell_scale([t for row in texts for t in row], cell) > 0
+    if values and not fits:
+        lines.append(f"{rows} x {cols}: too many cells to write the values")
+    if color_scale != "linear":
+        lines.append("colour: " + ("log scale" if color_scale == "log" else "share of the row"))
+    placed, band = title_band(width, lines)
+    image = canvas(band + rows * cell + margin_bottom + 1, width)
+    draw_title(image, placed)
+    top, left = band, margin_left
+    _draw_cells(image, top, left, cell, levels, texts if fits else [[""] * cols for _ in range(rows)])
+    if show_names:
+        for r, name in enumerate(y_names):
+            text(
+                image,
+                left - 6,
+                top + r * cell + (cell - text_height(LARGE)) // 2 + 1,
+                name,
+                align="right",
+                max_width=label_room - 8,
+            )
+        for c, name in enumerate(x_names):
+            vertical_text(
+                image,
+                left + c * cell + (cell - text_height(LARGE)) // 2 + 1,
+                top + rows * cell + 6,
+                name,
+                align="top",
+                max_height=label_room - 8,
+            )
+    bottom = top + rows * cell
+    text(
+        image,
+        left + cols * cell // 2,
+        image.shape[0] - text_height(LARGE) - 4,
+        "predicted" if square else "column",
+        align="center",
+    )
+    vertical_text(image, 3, top + rows * cell // 2, "true" if square else "row", align="center")
+    outline(image, top, left, bottom, left + cols * cell, GRID)
     return image
 
 
-def heatmap_grid(matrices: Tensor, max_side: int = 600) -> Tensor:
-    """Heat-maps of a stack ``(L, R, C)`` (e.g. multilabel 2x2 matrices) tiled in a square-ish grid."""
-    matrices = torch.as_tensor(matrices).detach().cpu()
+def heatmap_grid(
+    matrices: Tensor,
+    max_side: int = 600,
+    normalized: bool = False,
+    color_scale: str = "linear",
+    names: Optional[Sequence[Any]] = None,
+    title_lines: Sequence[str] = (),
+) -> Tensor:
+    """2x2 heat-maps of a stack ``(L, 2, 2)`` (multilabel) on one colour scale, ``neg``/``pos``
+    ticks, each titled with its label, tiled in a square-ish grid under the title."""
+    matrices = torch.as_tensor(matrices).detach().cpu().double()
     count = matrices.shape[0]
     columns = math.ceil(math.sqrt(count))
-    tile_side = max(24, max_side // max(columns, 1))
-    tiles = [heatmap(m, max_side=tile_side) for m in matrices]
-    height, width = max(t.shape[0] for t in tiles), max(t.shape[1] for t in tiles)
     rows = math.ceil(count / columns)
-    image = torch.full((rows * height, columns * width, 3), 255, dtype=torch.uint8)
-    for i, tile in enumerate(tiles):
-        top, left = (i // columns) * height, (i % columns) * width
-        image[top : top + tile.shape[0], left : left + tile.shape[1]] = tile
+    cell = max(24, min(64, (max_side // columns - 70) // 2))
+    levels = color_levels(matrices, color_scale)  # one scale for every panel
+    tile_w, tile_h = 2 * cell + 70, 2 * cell + 70
+    width = max(columns * tile_w + 10, MIN_WIDTH)
+    placed, band = title_band(width, title_lines)
+    image = canvas(band + rows * tile_h + 10, width)
+    draw_title(image, placed)
+    for i, label in enumerate(_labels(count, names)):
+        top = band + (i // columns) * tile_h
+        left = 10 + (i % columns) * tile_w + 48
+        text(image, left + cell, top, label, align="center", max_width=tile_w - 8)
+        grid_top = top + text_height(LARGE) + 6
+        _draw_cells(image, grid_top, left, cell, levels[i], _cell_texts(matrices[i], normalized))
+        outline(image, grid_top, left, grid_top + 2 * cell, left + 2 * cell, GRID)
+        for k, tick in enumerate(("neg", "pos")):
+            text(image, left - 5, grid_top + k * cell + (cell - text_height(LARGE)) // 2, tick, align="right")
+            text(image, left + k * cell + cell // 2, grid_top + 2 * cell + 5, tick, align="center")
     return image
 
 
-def bars(
-    values: Tensor, lower: Optional[float] = None, upper: Optional[float] = None, height: int = 200
+def confusion_image(
+    matrix: Tensor,
+    names: Optional[Sequence[Any]] = None,
+    normalize: Optional[str] = None,
+    title: Optional[str] = None,
+    color_scale: str = "linear",
 ) -> Tensor:
-    """A bar chart of a 1-D tensor (one bar per class), with a zero line; NaN bars are left empty."""
+    """A confusion matrix (or a multilabel stack) as :func:`heatmap`/:func:`heatmap_grid` draw it."""
+    values = normalize_confusion(matrix, normalize)
+    lines = ([title] if title else []) + ([NORMALIZED_OVER[normalize]] if normalize else [])
+    draw = heatmap_grid if values.ndim == 3 else heatmap
+    return draw(
+        values, normalized=normalize is not None, color_scale=color_scale, names=names, title_lines=lines
+    )
+
+
+# ------------------------------------------------------------------ bars
+def bars(
+    values: Tensor,
+    lower: Optional[float] = None,
+    upper: Optional[float] = None,
+    height: int = 220,
+    title: Optional[str] = None,
+    names: Optional[Sequence[Any]] = None,
+    y_label: str = "",
+) -> Tensor:
+    """A bar chart of a 1-D tensor (one bar per class) with its values (one number of decimals),
+    the names below and the title on top; NaN bars are left empty."""
     values = torch.as_tensor(values).detach().cpu().double().flatten()
     count = max(values.numel(), 1)
-    width = int(max(4, min(40, 480 // count)))
+    pitch = int(max(12, min(64, 560 // count)))
+    labels = _labels(values.numel(), names)
     finite = values[torch.isfinite(values)]
     low = min(
         [0.0] + ([float(finite.min())] if finite.numel() else []) + ([lower] if lower is not None else [])
@@ -180,93 +263,48 @@ def bars(
         [0.0] + ([float(finite.max())] if finite.numel() else []) + ([upper] if upper is not None else [])
     )
     high = high if high > low else low + 1.0
-    image = _canvas(height, count * width)
-
-    def row(v: float) -> int:
-        return _MARGIN + int(round((high - v) / (high - low) * (height - 1)))
-
-    zero = row(0.0)
+    label_room = min(max(len(n) for n in labels), 8) * 12 + 10
+    width = max(60 + count * pitch + 12, 300)
+    placed, band = title_band(width, [title] if title else [])
+    room = 30  # above the tallest bar, for its value
+    image = canvas(band + room + height + label_room + 8, width)
+    draw_title(image, placed)
+    axes = Axes(
+        left=60,
+        top=band + room,
+        width=count * pitch,
+        height=height,
+        x_range=(0.0, float(count)),
+        y_range=(low, high),
+    )
+    axes.frame(image, y_ticks=_ticks((low, high)), y_label=y_label)
+    zero = int(round(float(axes.py(torch.tensor([0.0]))[0])))
+    texts = format_values(values.tolist())
     for i, value in enumerate(values.tolist()):
-        if not math.isfinite(value):
-            continue
-        top, bottom = sorted((row(value), zero))
-        left = _MARGIN + i * width + 1
-        image[top : bottom + 1, left : left + max(width - 2, 1)] = torch.tensor(PALETTE[0], dtype=torch.uint8)
-    image[zero, _MARGIN : _MARGIN + count * width] = torch.tensor(GRID, dtype=torch.uint8)
-    _frame(image)
+        left = axes.left + i * pitch + 2
+        if math.isfinite(value):
+            top = int(round(float(axes.py(torch.tensor([value]))[0])))
+            fill(image, min(top, zero), left, max(top, zero), left + pitch - 4, BLUE)
+            label_top = min(top, zero) - 4
+            if text_width(texts[i], LARGE) <= pitch - 8:
+                text(image, left + pitch // 2 - 2, label_top - text_height(LARGE), texts[i], align="center")
+            elif (
+                text_height(LARGE) <= pitch - 4 and text_width(texts[i], LARGE) <= room + (top - axes.top) - 4
+            ):
+                vertical_text(image, left + (pitch - 4 - text_height(LARGE)) // 2, label_top, texts[i])
+        if text_height(LARGE) <= pitch - 2:
+            vertical_text(
+                image,
+                left + (pitch - 4 - text_height(LARGE)) // 2,
+                axes.top + height + 4,
+                labels[i],
+                max_height=label_room - 8,
+                align="top",
+            )
     return image
 
 
-def _polyline(image: Tensor, xs: Tensor, ys: Tensor, color: Sequence[int], thickness: int = 2) -> None:
-    """Draw connected segments through pixel coordinates (vectorised: one pass over all pixels)."""
-    if xs.numel() == 0:
-        return
-    if xs.numel() > 1:
-        x0, y0, dx, dy = xs[:-1], ys[:-1], xs[1:] - xs[:-1], ys[1:] - ys[:-1]
-        steps = torch.maximum(dx.abs(), dy.abs()).ceil().long().clamp(min=1)
-        segment = torch.repeat_interleave(torch.arange(steps.numel()), steps)
-        start = torch.cumsum(steps, 0) - steps
-        t = (torch.arange(segment.numel()) - start[segment]).double() / steps[segment]
-        px = torch.cat([x0[segment] + dx[segment] * t, xs[-1:]])
-        py = torch.cat([y0[segment] + dy[segment] * t, ys[-1:]])
-    else:
-        px, py = xs, ys
-    px, py = px.round().long(), py.round().long()
-    ink = torch.tensor(color, dtype=torch.uint8)
-    for ox in range(thickness):
-        for oy in range(thickness):
-            image[(py + oy).clamp(0, image.shape[0] - 1), (px + ox).clamp(0, image.shape[1] - 1)] = ink
-
-
-def lines(
-    curves: Sequence[tuple[Tensor, Tensor]],
-    x_range: Optional[tuple[float, float]] = None,
-    y_range: Optional[tuple[float, float]] = None,
-    diagonal: bool = False,
-    size: int = 256,
-) -> Tensor:
-    """A line chart of ``(x, y)`` pairs, one palette colour each, optionally with the y = x diagonal."""
-    curves = [
-        (torch.as_tensor(x).double().flatten(), torch.as_tensor(y).double().flatten()) for x, y in curves
-    ]
-    x_range = x_range or _extent([x for x, _ in curves])
-    y_range = y_range or _extent([y for _, y in curves])
-    image = _canvas(size, size)
-
-    def to_pixels(x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
-        px = _MARGIN + (x - x_range[0]) / (x_range[1] - x_range[0]) * (size - 1)
-        py = _MARGIN + (y_range[1] - y) / (y_range[1] - y_range[0]) * (size - 1)
-        return px, py
-
-    if diagonal:
-        low, high = max(x_range[0], y_range[0]), min(x_range[1], y_range[1])
-        diag = torch.linspace(low, high, 2, dtype=torch.float64)
-        _polyline(image, *to_pixels(diag, diag), color=FAINT, thickness=1)
-    for i, (x, y) in enumerate(curves):
-        keep = torch.isfinite(x) & torch.isfinite(y)
-        _polyline(image, *to_pixels(x[keep], y[keep]), color=PALETTE[i % len(PALETTE)])
-    _frame(image)
-    return image
-
-
-def reliability(confidence: Tensor, accuracy: Tensor, count: Tensor, size: int = 256) -> Tensor:
-    """Reliability diagram: accuracy per confidence bin as bars over [0, 1], and the diagonal."""
-    image = lines([], x_range=(0.0, 1.0), y_range=(0.0, 1.0), size=size)
-    n_bins = max(int(torch.as_tensor(count).numel()), 1)
-    width = size / n_bins
-    for i, (acc, n) in enumerate(zip(torch.as_tensor(accuracy).tolist(), torch.as_tensor(count).tolist())):
-        if n <= 0 or not math.isfinite(acc):
-            continue
-        left, right = _MARGIN + int(i * width) + 1, _MARGIN + int((i + 1) * width) - 1
-        top = _MARGIN + int(round((1 - acc) * (size - 1)))
-        image[top : _MARGIN + size, left : max(right, left + 1)] = torch.tensor(PALETTE[0], dtype=torch.uint8)
-    diag = torch.linspace(0, 1, 2, dtype=torch.float64)
-    px, py = _MARGIN + diag * (size - 1), _MARGIN + (1 - diag) * (size - 1)
-    _polyline(image, px, py, color=PALETTE[3], thickness=1)
-    _frame(image)
-    return image
-
-
+# ------------------------------------------------------------- line charts
 def _extent(values: Sequence[Tensor]) -> tuple[float, float]:
     finite = [v[torch.isfinite(v)] for v in values]
     finite = [v for v in finite if v.numel()]
@@ -280,6 +318,211 @@ def _extent(values: Sequence[Tensor]) -> tuple[float, float]:
     return low - pad, high + pad
 
 
+def _chart(
+    width: int, height: int, title: Optional[str], x_range: tuple, y_range: tuple, x_log: bool = False
+) -> tuple[Tensor, Axes]:
+    placed, band = title_band(width, [title] if title else [])
+    image = canvas(band + height + 54, width)
+    draw_title(image, placed)
+    return image, Axes(
+        left=64,
+        top=band + 4,
+        width=width - 64 - 14,
+        height=height,
+        x_range=x_range,
+        y_range=y_range,
+        x_log=x_log,
+    )
+
+
+def lines(
+    curves: Sequence[tuple[Tensor, Tensor]],
+    x_range: Optional[tuple[float, float]] = None,
+    y_range: Optional[tuple[float, float]] = None,
+    diagonal: bool = False,
+    size: int = 340,
+    title: Optional[str] = None,
+    labels: Optional[Sequence[str]] = None,
+) -> Tensor:
+    """A line chart of ``(x, y)`` pairs, one palette colour each, with ticks, an optional legend
+    and the y = x diagonal."""
+    curves = [
+        (torch.as_tensor(x).double().flatten(), torch.as_tensor(y).double().flatten()) for x, y in curves
+    ]
+    x_range = x_range or _extent([x for x, _ in curves])
+    y_range = y_range or _extent([y for _, y in curves])
+    image, axes = _chart(size + 78, size, title, x_range, y_range)
+    axes.frame(image, x_ticks=_ticks(x_range), y_ticks=_ticks(y_range))
+    if diagonal:
+        line = torch.tensor([max(x_range[0], y_range[0]), min(x_range[1], y_range[1])], dtype=torch.float64)
+        polyline(image, axes.px(line), axes.py(line), GREY, thickness=1, dash=4)
+    for i, (x, y) in enumerate(curves):
+        keep = torch.isfinite(x) & torch.isfinite(y)
+        polyline(image, axes.px(x[keep]), axes.py(y[keep]), PALETTE[i % len(PALETTE)])
+    if labels:
+        legend(
+            image,
+            axes.left + 8,
+            axes.top + 8,
+            [(s, PALETTE[i % len(PALETTE)], "line") for i, s in enumerate(labels)],
+        )
+    return image
+
+
+def _ticks(extent: tuple[float, float]) -> list[float]:
+    low, high = extent
+    if low >= -0.1 and high <= 1.1:
+        return [t for t in UNIT_TICKS if low <= t <= high]
+    step = 10 ** math.floor(math.log10((high - low) / 2 or 1.0))
+    first = math.ceil(low / step) * step
+    return [first + k * step for k in range(int((high - first) / step) + 1)][:6]
+
+
+def _steps(x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+    """The points of a step curve that holds each y over the interval to its left."""
+    if x.numel() < 2:
+        return x, y
+    xs = torch.stack([x[:-1], x[1:]], dim=1).flatten()
+    ys = torch.stack([y[1:], y[1:]], dim=1).flatten()
+    return torch.cat([x[:1], xs]), torch.cat([y[:1], ys])
+
+
+def curves_image(
+    value: Any,
+    kind: Optional[str] = None,
+    names: Optional[Sequence[Any]] = None,
+    title: Optional[str] = None,
+    x_scale: str = "auto",
+    size: int = 340,
+) -> Tensor:
+    """ROC, precision-recall or generic curves as :func:`~lightning_metrics.plotting.plot_curves`
+    draws them: AP or AUC per class in the legend (and the macro mean), PR as steps up to full
+    recall, ROC on a log false-positive axis when every AUC is high."""
+    curves = curve_lines(value, kind)
+    scores = curve_scores(value, kind)
+    finite = [s for s in scores if s == s]
+    x_log = kind == "roc" and (x_scale == "log" or (x_scale == "auto" and finite and min(finite) >= HIGH_AUC))
+    score_name = "AP" if kind == "pr" else "AUC"
+    if len(curves) == 1:
+        entries = [f"{score_name}={scores[0]:.3f}"]
+    else:
+        entries = [f"{label} {s:.3f}" for label, s in zip(_labels(len(curves), names), scores)]
+    header = None if len(curves) == 1 else f"{score_name} (macro {mean_score(scores):.3f})"
+    if kind is None:
+        return lines(curves, title=title, labels=entries, size=size)
+    floor = 1.0
+    if x_log:
+        positive = [x[x > 0] for x, _ in curves]
+        floor = max(min((float(p.min()) for p in positive if p.numel()), default=2e-3) / 2, 1e-4)
+        floor = 10 ** math.floor(math.log10(floor))
+    x_range = (floor, 1.0) if x_log else (0.0, 1.0)
+    image, axes = _chart(size + 78, size, title, x_range, (0.0, 1.0), x_log=x_log)
+    x_ticks = [10.0**k for k in range(int(round(math.log10(floor))), 1)] if x_log else UNIT_TICKS
+    x_label = {"roc": "false positive rate" + (" (log)" if x_log else ""), "pr": "recall"}[kind]
+    axes.frame(
+        image,
+        x_ticks=x_ticks,
+        y_ticks=UNIT_TICKS,
+        x_label=x_label,
+        y_label="true positive rate" if kind == "roc" else "precision",
+    )
+    if kind == "roc":
+        chance = (
+            torch.logspace(math.log10(floor), 0, 40, dtype=torch.float64)
+            if x_log
+            else torch.tensor([0.0, 1.0])
+        )
+        polyline(image, axes.px(chance), axes.py(chance), GREY, thickness=1, dash=4)
+    for i, (x, y) in enumerate(curves):
+        if kind == "pr":
+            x, y = _steps(x, y)
+        polyline(image, axes.px(x), axes.py(y), PALETTE[i % len(PALETTE)])
+    marks = [(s, PALETTE[i % len(PALETTE)], "line") for i, s in enumerate(entries)][:12]
+    row = text_height(LARGE) + 4
+    box_height = row * (len(marks) + (header is not None)) + 6
+    legend(
+        image,
+        axes.left + (axes.width // 3 if kind == "roc" else 8),
+        axes.top + axes.height - box_height - 8,
+        marks,
+        header=header,
+        max_width=axes.width - 16,
+    )
+    return image
+
+
+# ------------------------------------------------------------ reliability
+def reliability(
+    confidence: Tensor, accuracy: Tensor, count: Tensor, size: int = 340, title: Optional[str] = None
+) -> Tensor:
+    """Reliability diagram: accuracy bars, the mean confidence as a black tick, the gap as a red
+    outline, the diagonal, and the samples per bin as a histogram below."""
+    confidence, accuracy, count = (
+        torch.as_tensor(b).detach().cpu().double().flatten() for b in (confidence, accuracy, count)
+    )
+    total = count.sum()
+    ece = float((count * (accuracy - confidence).abs()).sum() / total) if total > 0 else float("nan")
+    heading = f"{title} · ECE={ece:.4f}" if title else f"ECE={ece:.4f}"
+    width = size + 78
+    placed, band = title_band(width, [heading])
+    keys = legend_rows(
+        width - 20,
+        [
+            ("accuracy", BLUE, "box"),
+            ("mean confidence", BLACK, "line"),
+            ("gap", RED, "outline"),
+            ("perfectly calibrated", GREY, "dash"),
+        ],
+    )
+    keys_height = len(keys) * (text_height(LARGE) + 6) + 6
+    hist_height = 80
+    image = canvas(band + keys_height + size + 16 + hist_height + 54, width)
+    draw_title(image, placed)
+    draw_legend_rows(image, 12, band, keys)  # above the diagram: it never hides a bar
+    top = Axes(
+        left=64, top=band + keys_height + 4, width=size, height=size, x_range=(0.0, 1.0), y_range=(0.0, 1.0)
+    )
+    n_bins = max(count.numel(), 1)
+    pitch = top.width / n_bins
+    for i in range(count.numel()):
+        n, acc, conf = float(count[i]), float(accuracy[i]), float(confidence[i])
+        if n <= 0:
+            continue
+        left, right = int(top.left + i * pitch) + 1, int(top.left + (i + 1) * pitch) - 1
+        y_acc = int(round(float(top.py(torch.tensor([acc]))[0])))
+        y_conf = int(round(float(top.py(torch.tensor([conf]))[0])))
+        fill(image, y_acc, left, top.top + top.height - 1, right, BLUE)
+        low, high = sorted((y_acc, y_conf))
+        outline(image, low, left + 1, high, right - 1, RED, thickness=2)
+        fill(image, y_conf - 1, left + 2, y_conf + 1, right - 2, BLACK)
+    polyline(
+        image, top.px(torch.tensor([0.0, 1.0])), top.py(torch.tensor([0.0, 1.0])), GREY, thickness=1, dash=4
+    )
+    top.frame(image, y_ticks=UNIT_TICKS, y_label="accuracy", grid=False)
+    highest = max(float(count.max()) if count.numel() else 1.0, 1.0)
+    below = Axes(
+        left=64,
+        top=top.top + top.height + 16,
+        width=size,
+        height=hist_height,
+        x_range=(0.0, 1.0),
+        y_range=(0.0, highest * 1.5),
+    )
+    for i in range(count.numel()):
+        n = float(count[i])
+        left, right = int(below.left + i * pitch) + 2, int(below.left + (i + 1) * pitch) - 2
+        if n > 0:
+            y = int(round(float(below.py(torch.tensor([n]))[0])))
+            fill(image, y, left, below.top + below.height - 1, right, GREY)
+            label = str(int(n))
+            scale = LARGE if text_width(label, LARGE) <= right - left + 4 else 1
+            text(image, (left + right) // 2, y - text_height(scale) - 2, label, scale, align="center")
+    below.frame(image, x_ticks=UNIT_TICKS, x_label="confidence", grid=False)
+    text(image, below.left + 4, below.top + 3, "samples per bin", 1, GRID)
+    return image
+
+
+# -------------------------------------------------------------------- png
 def encode_png(image: Tensor) -> bytes:
     """PNG bytes of an ``(H, W, 3)`` uint8 image (no dependency beyond zlib).
 

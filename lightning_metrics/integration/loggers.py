@@ -1,28 +1,36 @@
 """Writers of non-scalar results to the trainer's loggers: TensorBoard, files, W&B and MLflow.
 
-A result is rendered once (:func:`render_result`) and written to every logger
+A result is rendered once (:func:`~.rendering.render_result`) and written to every logger
 (:func:`log_result`), by the shape of the value:
 
 ==================  =====================================================================
 value               written
 ==================  =====================================================================
 confusion matrix    heat-map image (+ a normalized one on request), markdown table (text)
-multilabel (L,2,2)  grid of 2x2 heat-maps, markdown table of TN/FP/FN/TP per label
-ROC / PR curves     image, one line per class with the AUC; binary PR curves also to
-                    TensorBoard's PR-curve plugin (exact scores or binned counts)
+multilabel (L,2,2)  grid of 2x2 heat-maps on one colour scale, markdown table of
+                    TN/FP/FN/TP per label
+ROC / PR curves     image, one line per class with its AUC (ROC) or average precision (PR);
+                    binary PR curves also to TensorBoard's PR-curve plugin (exact scores
+                    or binned counts)
 per-class vector    bar chart image (the per-class scalars are logged by the engine)
-calibration         reliability diagram (read from the metric's merged bins)
+calibration         reliability diagram with the samples per bin (read from the metric's
+                    merged bins)
 dict                key by key
 anything else       histogram (tensor summary) + text rendering
 ==================  =====================================================================
 
-TensorBoard gets images tagged ``"{stage}/{name}"`` at ``global_step`` and text under the same tag
-(TensorBoard shows ``"{stage}/{name}/text_summary"``); since its server gives a tag to one plugin
-only, the PR-curve plugin data is tagged ``"{stage}/{name}/pr_curve"`` and a reliability diagram
+Every image is titled with its tag and the epoch (``"val/confmat · epoch 3"``) and written at
+the step Lightning logs the same epoch's scalars at (:func:`logged_step`), so that in
+TensorBoard's Time Series an image sits beside the values of its epoch. TensorBoard gets images
+tagged ``"{stage}/{name}"`` and text under the same tag (TensorBoard shows
+``"{stage}/{name}/text_summary"``); since its server gives a tag to one plugin only, the
+PR-curve plugin data is tagged ``"{stage}/{name}/pr_curve"`` and a reliability diagram
 ``"{stage}/{name}/reliability"`` (the calibration error itself is the scalar ``"{stage}/{name}"``);
 a CSV logger (or any logger with a ``log_dir`` that is not TensorBoard) gets
 ``{stage}_{name}_epoch{E}.png`` and ``.csv`` files; W&B and MLflow their own image APIs.
-:class:`LoggerSink` plugs this into the engine's router (rank zero only), with a frequency.
+:class:`LoggerSink` plugs this into the engine's router (rank zero only), with a frequency; in a
+standalone ``validate``/``test`` run it also writes one table of the stage's scalars,
+``"{stage}/summary"``, to the Text tab (when the engine calls the router's ``finish``).
 
 >>> import torch
 >>> print(markdown_table(torch.tensor([[3, 1], [0, 4]]), ["cat", "dog"]))
@@ -36,226 +44,23 @@ from __future__ import annotations
 
 import csv
 import io
-import itertools
-import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
 import torch
-from torch import Tensor
 
-from lightning_metrics import _plot_data, _raster, plotting
-from lightning_metrics.integration.routing import ResultKind, RouteContext, RoutedResult
+from lightning_metrics import _raster, plotting
+from lightning_metrics.integration.rendering import (
+    Rendering,
+    _kind_name,
+    binary_pr_data,
+    figure_title,
+    markdown_table,
+    render_result,
+    summary_rendering,
+)
+from lightning_metrics.integration.routing import ResultKind, RouteContext, RoutedResult, per_class_labels
 from lightning_metrics.utilities.checks import check_choice
-
-
-@dataclass
-class Rendering:
-    """Everything written for one result, rendered once for all loggers."""
-
-    tag: str  # "val/confmat"
-    stem: str  # "val_confmat_epoch3" (file names)
-    # [(tag suffix, file suffix, (H, W, 3) uint8 array)]; "" for the main image
-    images: list = field(default_factory=list)
-    text: Optional[str] = None  # markdown
-    table: Optional[list] = None  # CSV rows, header first
-    histogram: Optional[Tensor] = None
-    pr_curve: Optional[dict] = None  # {"raw": (tp, fp, tn, fn)} or {"labels": ..., "scores": ...}
-
-
-# ------------------------------------------------------------------ rendering
-def _cell(value: Any) -> str:
-    value = float(value)
-    return str(int(value)) if value == value and value == int(value) and abs(value) < 1e15 else f"{value:.6g}"
-
-
-MAX_TABLE_SIDE = 64  # larger matrices get a note instead of a table (the image and CSV hold them)
-
-
-def markdown_table(matrix: Tensor, class_names: Optional[Sequence[Any]] = None) -> str:
-    """A confusion matrix as a markdown table, true classes down and predicted across."""
-    matrix = torch.as_tensor(matrix).detach().cpu()
-    if max(matrix.shape) > MAX_TABLE_SIDE:
-        return (
-            f"A {matrix.shape[0]} x {matrix.shape[1]} matrix is too large for a table (total "
-            f"{_cell(matrix.double().sum())}, trace {_cell(matrix.double().diagonal().sum())}); "
-            "see the image, or the CSV file of a CSVLogger."
-        )
-    labels = _plot_data._labels(matrix.shape[0], class_names)
-    columns = _plot_data._labels(matrix.shape[1], class_names if matrix.shape[0] == matrix.shape[1] else None)
-    lines = ["| true \\ predicted | " + " | ".join(columns) + " |", "|" + " --- |" * (len(columns) + 1)]
-    for label, row in zip(labels, matrix.tolist()):
-        lines.append(f"| **{label}** | " + " | ".join(_cell(v) for v in row) + " |")
-    return "\n".join(lines)
-
-
-def _multilabel_rows(matrices: Tensor, names: Optional[Sequence[Any]]) -> list[list[str]]:
-    rows = [["label", "tn", "fp", "fn", "tp"]]
-    for label, m in zip(_plot_data._labels(matrices.shape[0], names), matrices.tolist()):
-        rows.append([label, _cell(m[0][0]), _cell(m[0][1]), _cell(m[1][0]), _cell(m[1][1])])
-    return rows
-
-
-def _markdown_rows(rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(rows[0]) + " |", "|" + " --- |" * len(rows[0])]
-    return "\n".join(lines + ["| " + " | ".join(map(str, row)) + " |" for row in rows[1:]])
-
-
-def _curve_rows(value: Any, style: Optional[str], names: Optional[Sequence[Any]]) -> list[list[Any]]:
-    header = {"roc": ["fpr", "tpr"], "pr": ["precision", "recall"]}.get(style, ["x", "y"])
-    rows: list[list[Any]] = [["class", *header, "threshold"]]
-    first, second, thresholds = (list(value) + [None])[:3]
-    if isinstance(first, Tensor) and first.ndim <= 1:
-        parts = [(first, second, thresholds)]
-    else:  # per class: rows of 2-D tensors (binned) or lists of 1-D tensors (exact)
-        if thresholds is None or (isinstance(thresholds, Tensor) and thresholds.ndim <= 1):
-            thresholds = [thresholds] * len(first)  # binned curves share one threshold vector
-        parts = list(zip(first, second, thresholds))
-    for label, (a, b, t) in zip(_plot_data._labels(len(parts), names), parts):
-        a, b = torch.as_tensor(a).flatten().tolist(), torch.as_tensor(b).flatten().tolist()
-        t = torch.as_tensor(t).flatten().tolist() if t is not None else []
-        for i in range(len(a)):
-            rows.append([label, a[i], b[i], t[i] if i < len(t) else ""])
-    return rows
-
-
-def binary_pr_data(metric: Any) -> Optional[dict]:
-    """What TensorBoard's PR-curve plugin needs from a binary PR-curve metric's (merged) states:
-    binned counts ``(T, 2, 2)`` indexed [threshold, target, prediction], or the exact scores."""
-    if metric is None:
-        return None
-    states = _plot_data._states(metric)
-    for value in states.values():
-        if isinstance(value, Tensor) and value.ndim == 3 and tuple(value.shape[1:]) == (2, 2):
-            counts = value.detach().cpu().double()
-            return {"raw": (counts[:, 1, 1], counts[:, 0, 1], counts[:, 0, 0], counts[:, 1, 0])}
-    if "preds" in states and "target" in states:
-        scores, target = _plot_data._cat(states["preds"]).double(), _plot_data._cat(states["target"])
-        if scores.numel() != target.numel() or scores.numel() == 0:
-            return None
-        valid = (target == 0) | (target == 1)  # drops ignore_index
-        scores, target = scores[valid], target[valid]
-        if scores.numel() and (scores.min() < 0 or scores.max() > 1):
-            scores = scores.sigmoid()  # logits, as the metric itself reads them
-        return {"labels": target.long().numpy(), "scores": scores.numpy()}
-    return None
-
-
-def _kind_name(kind: Any, value: Any) -> str:
-    if isinstance(kind, ResultKind):
-        kind = kind.value
-    if kind is None:
-        kind = {"vector": "per_class", "multilabel_matrix": "matrix", "series": "other"}.get(
-            plotting.value_kind(value), plotting.value_kind(value)
-        )
-    if (
-        kind == "matrix"
-        and isinstance(value, Tensor)
-        and value.ndim == 3
-        and tuple(value.shape[1:]) != (2, 2)
-    ):
-        return "other"
-    if kind == "curve" and plotting.value_kind(value) != "curve":  # e.g. (value, threshold) of scalars
-        return "other"
-    return kind
-
-
-def _safe(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_")
-
-
-def render_result(
-    stage: str,
-    name: str,
-    value: Any,
-    kind: Any = None,
-    epoch: int = 0,
-    class_names: Optional[Sequence[Any]] = None,
-    *,
-    metric: Any = None,
-    normalize: Optional[str] = None,
-    tag: Optional[str] = None,
-    backend: str = "auto",
-    read_states: bool = True,
-) -> Rendering:
-    """Render one non-scalar result (images, text, table, histogram, PR data); see the module doc.
-
-    ``read_states=False`` keeps to the value: nothing is drawn from the metric's states (which
-    are one rank's only when they were not synced)."""
-    kind = _kind_name(kind, value)
-    state_source = metric if read_states else None
-    tag = tag or f"{stage}/{name}"
-    out = Rendering(tag=tag, stem=f"{_safe(stage)}_{_safe(name)}_epoch{epoch}")
-    draw = dict(backend=backend, title=tag, class_names=class_names)
-    if kind == "matrix":
-        matrix = torch.as_tensor(value).detach().cpu()
-        out.images.append(("", "", plotting.render_image("confusion_matrix", matrix, **draw)))
-        if normalize is not None:
-            normalized = plotting.render_image("confusion_matrix", matrix, normalize=normalize, **draw)
-            out.images.append(("normalized", "normalized", normalized))
-        if matrix.ndim == 3:
-            out.table = _multilabel_rows(matrix, class_names)
-            out.text = _markdown_rows(out.table)
-        else:
-            out.text = markdown_table(matrix, class_names)
-            labels = _plot_data._labels(matrix.shape[0], class_names)
-            columns = _plot_data._labels(
-                matrix.shape[1], class_names if matrix.shape[0] == matrix.shape[1] else None
-            )
-            out.table = [["true\\predicted", *columns]] + [
-                [label, *map(_cell, r)] for label, r in zip(labels, matrix.tolist())
-            ]
-    elif kind == "curve":
-        style = plotting.curve_kind(metric, name)
-        out.images.append(("", "", plotting.render_image("curves", value, curve_kind=style, **draw)))
-        out.table = _curve_rows(value, style, class_names)
-        binary = isinstance(value[0], Tensor) and value[0].ndim == 1
-        if binary and style == "pr":
-            out.pr_curve = binary_pr_data(state_source)
-    elif kind == "per_class":
-        vector = torch.as_tensor(value).detach().cpu().flatten()
-        out.images.append(("", "", plotting.render_image("bars", vector, **draw)))
-        out.table = [["class", "value"]] + [
-            [label, _cell(v)]
-            for label, v in zip(_plot_data._labels(vector.numel(), class_names), vector.tolist())
-        ]
-    elif kind == "scalar" and plotting.reliability_bins(state_source) is not None:
-        bins = plotting.reliability_bins(state_source)
-        # the scalar itself is logged under the tag: TensorBoard gives a tag to one plugin only
-        out.images.append(
-            ("reliability", "", plotting.render_image("reliability", bins, backend=backend, title=tag))
-        )
-        out.table = [["bin", "confidence", "accuracy", "count"]] + [
-            [i, c, a, _cell(n)] for i, (c, a, n) in enumerate(zip(*(b.tolist() for b in bins)))
-        ]
-    else:
-        _render_other(value, out)
-    return out
-
-
-def _render_other(value: Any, out: Rendering) -> None:
-    """A tensor summary (histogram) and a text rendering; a table of the values when numeric."""
-    try:
-        tensor = torch.as_tensor(value).detach().cpu()
-    except (TypeError, ValueError, RuntimeError):
-        out.text = f"```\n{value!r}\n```"
-        return
-    if tensor.dtype == torch.bool:
-        tensor = tensor.long()
-    finite = tensor[torch.isfinite(tensor)] if tensor.is_floating_point() else tensor
-    if finite.numel() > 1:
-        out.histogram = finite.double().flatten()
-    import numpy as np
-
-    body = np.array2string(tensor.numpy(), threshold=1000, max_line_width=120)
-    out.text = (
-        f"shape {tuple(tensor.shape)}, dtype {str(tensor.dtype).replace('torch.', '')}\n\n```\n{body}\n```"
-    )
-    indices = itertools.product(*(range(n) for n in tensor.shape))  # one () for a 0-d tensor
-    out.table = [["index", "value"]] + [
-        ["/".join(map(str, ix)), _cell(v)] for ix, v in zip(indices, tensor.reshape(-1).tolist())
-    ]
 
 
 # -------------------------------------------------------------------- writers
@@ -414,12 +219,15 @@ def log_result(
     tag: Optional[str] = None,
     backend: str = "auto",
     read_states: bool = True,
+    color_scale: str = "linear",
 ) -> list[str]:
     """Write one non-scalar result to every logger; returns where it went (``"tensorboard"``,
     ``"files:<dir>"``, ...). Call it on global rank zero only (it writes, it does not sync).
 
     ``kind`` is the router's :class:`ResultKind` (or its value); by default it is read from the
     value's shape. ``metric`` (optional) supplies curve kind, PR-plugin data and reliability bins.
+    ``step`` is where TensorBoard and W&B put it (the sink passes :func:`logged_step`), ``epoch``
+    goes into the figures' titles and the file names.
     """
     check_choice("normalize", normalize, plotting.NORMALIZATIONS)
     loggers = list(loggers) if isinstance(loggers, (list, tuple)) else [loggers]
@@ -440,6 +248,7 @@ def log_result(
                 tag=f"{tag or f'{stage}/{name}'}/{key}",
                 backend=backend,
                 read_states=read_states,
+                color_scale=color_scale,
             )
         return written
     rendering = render_result(
@@ -454,7 +263,21 @@ def log_result(
         tag=tag,
         backend=backend,
         read_states=read_states,
+        color_scale=color_scale,
     )
+    return write_rendering(loggers, rendering, step)
+
+
+def write_rendering(loggers: Sequence[Any], rendering: Rendering, step: int) -> list[str]:
+    """Write what was rendered to every logger that takes it; returns where it went.
+
+    >>> import tempfile
+    >>> from lightning.pytorch.loggers import CSVLogger
+    >>> logger = CSVLogger(tempfile.mkdtemp(), name="run")
+    >>> write_rendering([logger], summary_rendering("test", [("test/acc", 0.9)]), step=0) == [
+    ...     f"files:{logger.log_dir}"]
+    True
+    """
     written = []
     for logger in loggers:
         target = logger_kind(logger)
@@ -475,6 +298,35 @@ def log_result(
 
 
 # ----------------------------------------------------------------------- sink
+def logged_step(trainer: Any, stage: Optional[str] = None) -> int:
+    """The step at which Lightning logs the epoch-end scalars being computed now.
+
+    Lightning logs epoch-end values at its count of batches that stepped the optimizer
+    (``fit_loop.epoch_loop._batches_that_stepped``), and for the training epoch end one less,
+    since that count has already moved past the epoch's last batch; ``global_step`` can be one
+    ahead of both. A trainer without that loop (a stand-in) gives its ``global_step``.
+
+    >>> from types import SimpleNamespace as NS
+    >>> trainer = NS(global_step=19, training=True, fit_loop=NS(epoch_loop=NS(_batches_that_stepped=19)))
+    >>> logged_step(trainer, "train"), logged_step(NS(global_step=19, training=False,
+    ...     fit_loop=NS(epoch_loop=NS(_batches_that_stepped=18))), "val")
+    (18, 18)
+    """
+    loop = getattr(getattr(trainer, "fit_loop", None), "epoch_loop", None)
+    stepped = getattr(loop, "_batches_that_stepped", None)
+    if isinstance(stepped, bool) or not isinstance(stepped, int):
+        return int(getattr(trainer, "global_step", 0))
+    # the engine computes the train stage in on_train_epoch_end, before Lightning's decrement
+    if stage == "train" and getattr(trainer, "training", True):
+        return stepped - 1
+    return stepped
+
+
+def _standalone(trainer: Any) -> bool:
+    fn = getattr(getattr(trainer, "state", None), "fn", None)
+    return getattr(fn, "value", fn) in ("validate", "test")
+
+
 class LoggerSink:
     """The router's sink for the trainer's loggers (see :mod:`.routing`), with a frequency.
 
@@ -485,6 +337,11 @@ class LoggerSink:
         normalize: also draw confusion matrices normalized over ``"true"``, ``"pred"`` or ``"all"``
             (tagged ``"{stage}/{name}/normalized"``).
         backend: ``"auto"`` (matplotlib if installed), ``"matplotlib"`` or ``"raster"``.
+        color_scale: how confusion matrices are coloured: ``"linear"``, ``"log"`` (errors of 1-3
+            show next to a diagonal of hundreds) or ``"row"`` (each true class on its own scale).
+        summary: in a standalone ``validate``/``test`` run, also write one table of the stage's
+            scalars (``"{stage}/summary"``, the Text tab), written when the router's
+            :meth:`finish` is called at the end of the stage.
 
     >>> LoggerSink(every_n_epochs=2, normalize="true")
     LoggerSink(every_n_epochs=2, only_at_end=False, normalize='true')
@@ -496,17 +353,24 @@ class LoggerSink:
         only_at_end: bool = False,
         normalize: Optional[str] = None,
         backend: str = "auto",
+        color_scale: str = "linear",
+        summary: bool = True,
     ) -> None:
         if isinstance(every_n_epochs, bool) or not isinstance(every_n_epochs, int) or every_n_epochs < 1:
             raise ValueError(f"Argument `every_n_epochs` must be an integer >= 1, got {every_n_epochs!r}")
         check_choice("normalize", normalize, plotting.NORMALIZATIONS)
         check_choice("backend", backend, ("auto", "matplotlib", "raster"))
+        check_choice("color_scale", color_scale, plotting.COLOR_SCALES)
+        if not isinstance(summary, bool):
+            raise ValueError(f"Argument `summary` must be a bool, got {summary!r}")
         self.every_n_epochs, self.only_at_end, self.normalize, self.backend = (
             every_n_epochs,
             bool(only_at_end),
             normalize,
             backend,
         )
+        self.color_scale, self.summary = color_scale, summary
+        self._pending: dict = {}  # stage -> (run token, [(key, value)]) of a standalone run
 
     def __repr__(self) -> str:
         return (
@@ -516,8 +380,7 @@ class LoggerSink:
 
     def due(self, trainer: Any) -> bool:
         """Whether this epoch's results are written (the same answer for every stage of the epoch)."""
-        fn = getattr(getattr(trainer, "state", None), "fn", None)
-        standalone = getattr(fn, "value", fn) in ("validate", "test")
+        standalone = _standalone(trainer)
         if self.only_at_end or standalone:
             return standalone
         return (trainer.current_epoch + 1) % self.every_n_epochs == 0
@@ -531,19 +394,28 @@ class LoggerSink:
             getattr(trainer, "world_size", 1) <= 1 or bool(getattr(metric, "_is_synced", False))
         )
 
+    def _summarising(self, trainer: Any) -> bool:
+        return self.summary and _standalone(trainer)
+
     def accepts(self, result: RoutedResult, context: RouteContext) -> bool:
         trainer = context.trainer
         if trainer is None or not writable(trainer.loggers):
             return False
-        if result.kind is ResultKind.SCALAR:  # only calibration metrics have a picture
-            return (
+        if result.kind is ResultKind.SCALAR:  # a picture for calibration metrics, a row of the summary
+            return self._summarising(trainer) or (
                 self.states_readable(result, trainer) and plotting.reliability_bins(result.metric) is not None
             )
         return True
 
     def write(self, result: RoutedResult, context: RouteContext) -> None:
         trainer = context.trainer
+        if self._summarising(trainer) and result.kind in (ResultKind.SCALAR, ResultKind.PER_CLASS):
+            self._remember(result, trainer)
         if not self.due(trainer):
+            return
+        if result.kind is ResultKind.SCALAR and not (
+            self.states_readable(result, trainer) and plotting.reliability_bins(result.metric) is not None
+        ):
             return
         log_result(
             trainer.loggers,
@@ -551,7 +423,7 @@ class LoggerSink:
             result.name + result.suffix,
             result.value,
             result.kind,
-            step=trainer.global_step,
+            step=logged_step(trainer, result.stage),
             epoch=trainer.current_epoch,
             class_names=getattr(result, "class_names", None),
             metric=getattr(result, "metric", None),
@@ -559,7 +431,29 @@ class LoggerSink:
             tag=result.key + result.suffix,
             backend=self.backend,
             read_states=self.states_readable(result, trainer),
+            color_scale=self.color_scale,
         )
+
+    def _remember(self, result: RoutedResult, trainer: Any) -> None:
+        token = (id(trainer), getattr(trainer, "current_epoch", 0), logged_step(trainer, result.stage))
+        held = self._pending.get(result.stage)
+        if held is None or held[0] != token:  # a new run: whatever an earlier one left is dropped
+            held = self._pending[result.stage] = (token, [])
+        if result.kind is ResultKind.SCALAR:
+            held[1].append((result.key + result.suffix, result.value))
+            return
+        values = torch.as_tensor(result.value).detach().cpu().flatten()
+        for label, value in zip(per_class_labels(values.numel(), result.class_names), values.unbind(0)):
+            held[1].append((f"{result.key}/{label}{result.suffix}", value))
+
+    def finish(self, stage: str, context: RouteContext) -> None:
+        """The stage's results are all routed: write the summary table of a standalone run."""
+        held = self._pending.pop(stage, None)
+        trainer = context.trainer
+        if not held or not held[1] or trainer is None or not self._summarising(trainer):
+            return
+        rendering = summary_rendering(stage, held[1], epoch=trainer.current_epoch)
+        write_rendering(trainer.loggers, rendering, logged_step(trainer, stage))
 
 
 def plot_sinks(plots: Any) -> list:
@@ -595,11 +489,15 @@ __all__ = [
     "LoggerSink",
     "Rendering",
     "binary_pr_data",
+    "figure_title",
     "log_result",
+    "logged_step",
     "logger_kind",
     "markdown_table",
     "plot_sinks",
     "png_bytes",
     "render_result",
+    "summary_rendering",
     "writable",
+    "write_rendering",
 ]

@@ -4,13 +4,17 @@ Lightning's ``self.log`` accepts scalars only and raises on anything else, so ev
 metric computes passes through :meth:`Router.route`, which looks at its shape:
 
 - a scalar is logged under its key (``"val/f1"``);
-- a per-class vector is logged as one scalar per class (``"val/f1/<class>"``) and is also
-  offered to the sinks (for a bar chart, say);
+- a per-class vector is logged as one scalar per class, ``"val/f1/<index>_<class>"`` (e.g.
+  ``"val/recall/0_zero"``, or ``"val/f1/0"`` without class names; the index is zero-padded to
+  the number of classes), so that TensorBoard, W&B and MLflow, which sort tags by name, list
+  the classes in their order; the vector is also offered to the sinks (for a bar chart, say);
 - a mapping is routed key by key (``"val/name/<key>"``);
 - a matrix, a curve or anything else never reaches ``self.log``: it is offered to the sinks.
 
 A sink is the seam for writers of non-scalars (TensorBoard images, files, other loggers): an
-object with ``accepts(result, context) -> bool`` and ``write(result, context) -> None``. Sinks
+object with ``accepts(result, context) -> bool`` and ``write(result, context) -> None``, and
+optionally ``finish(stage, context)``, called by :meth:`Router.finish` once a stage's results
+are all routed (for what needs all of them, such as one summary table). Sinks
 run on global rank zero only; every rank still takes part in the compute and in the scalar
 logging, which keeps monitors such as ``ModelCheckpoint`` identical on all ranks. A non-scalar
 that no sink accepts is kept in :attr:`Router.unrouted` and reported once, never dropped
@@ -123,7 +127,7 @@ class Router:
     >>> context = RouteContext(log_scalar=lambda key, value, bar: logged.update({key: value.item()}))
     >>> router.route_value("val", "f1", torch.tensor([0.25, 0.75]), context, num_classes=2)
     >>> logged
-    {'val/f1/cat': 0.25, 'val/f1/dog': 0.75}
+    {'val/f1/0_cat': 0.25, 'val/f1/1_dog': 0.75}
     """
 
     separator: str = "/"
@@ -205,15 +209,24 @@ class Router:
     def _labels(self, result: RoutedResult) -> list[str]:
         size = result.value.shape[0]
         names = self.class_names
-        if names is not None and len(names) == size:
-            return [str(n) for n in names]
-        if names is not None:
+        if names is not None and len(names) != size:
             self._warn_once(
                 ("class_names", result.key),
                 f"`class_names` has {len(names)} names but {result.key!r} has {size} values; "
                 "logging it per class index instead.",
             )
-        return [str(i) for i in range(size)]
+        return per_class_labels(size, names)
+
+    def finish(self, stage: str, context: RouteContext) -> None:
+        """Tell the sinks that ``stage``'s results of this epoch are all routed (global rank
+        zero only, as the writes): a sink with a ``finish(stage, context)`` method writes what
+        needs them all, e.g. :class:`~.loggers.LoggerSink`'s summary table."""
+        if not context.is_global_zero:
+            return
+        for sink in self.sinks:
+            finish = getattr(sink, "finish", None)
+            if callable(finish):
+                finish(stage, context)
 
     def _to_sinks(self, result: RoutedResult, context: RouteContext) -> None:
         if not context.is_global_zero:
@@ -238,6 +251,20 @@ class Router:
         if token not in self._warned:
             self._warned.add(token)
             warnings.warn(message, UserWarning, stacklevel=3)
+
+
+def per_class_labels(size: int, names: Optional[Sequence[Any]] = None) -> list[str]:
+    """The last part of the per-class keys: the class index, zero-padded to the number of
+    classes, then ``_`` and the class name when ``names`` has one per class. Sorted by name,
+    as TensorBoard, W&B and MLflow sort tags, they come in class order.
+
+    >>> per_class_labels(3, ["cat", "dog", "emu"]), per_class_labels(11)[9:]
+    (['0_cat', '1_dog', '2_emu'], ['09', '10'])
+    """
+    width = len(str(max(size - 1, 0)))
+    if names is not None and len(names) == size:
+        return [f"{i:0{width}d}_{name}" for i, name in enumerate(names)]
+    return [f"{i:0{width}d}" for i in range(size)]
 
 
 def _num_classes(metric: Any) -> Optional[int]:

@@ -31,12 +31,12 @@ def test_digits_config_fit_then_validate_and_test_from_the_checkpoint(tmp_path: 
     run = tmp_path / "lightning_logs" / "digits_cli"
     (checkpoint,) = (run / "version_0" / "checkpoints").glob("*.ckpt")
     fit_tags = event_tags(run / "version_0")
-    assert {"val/acc", "val/f1", "val/recall/zero", "train/acc"} <= fit_tags["scalars"]
+    assert {"val/acc", "val/f1", "val/recall/0_zero", "train/acc"} <= fit_tags["scalars"]
     assert not fit_tags["images"]  # plots: end -> images only in standalone validate/test
     assert (run / "version_0" / "config.yaml").exists()
 
     out = _cli("validate", "digits.yaml", tmp_path, "--ckpt_path", str(checkpoint))
-    assert "val/acc" in out and "val/recall/nine" in out  # Lightning's own results table
+    assert "val/acc" in out and "val/recall/9_nine" in out  # Lightning's own results table
     assert {"val/confmat", "val/roc", "val/recall"} <= event_tags(run / "version_1")["images"]
 
     out = _cli("test", "digits.yaml", tmp_path, "--ckpt_path", str(checkpoint))

@@ -18,7 +18,7 @@ DIGITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight"
 def test_digits_prints_the_final_table_and_writes_tensorboard_images(tmp_path: Path) -> None:
     out = run_example("digits.py", "--logdir", "logs", cwd=tmp_path).stdout
     rows = table_rows(out, "metric")
-    expected = {"acc", "f1", "auroc", "calibration", *(f"recall/{d}" for d in DIGITS)}
+    expected = {"acc", "f1", "auroc", "calibration", *(f"recall/{i}_{d}" for i, d in enumerate(DIGITS))}
     assert expected <= set(rows), out
     for name in expected:
         val, test = floats(rows[name])
@@ -33,7 +33,7 @@ def test_digits_prints_the_final_table_and_writes_tensorboard_images(tmp_path: P
 
     tags = event_tags(tmp_path / "logs" / "digits")
     for stage in ("val", "test"):
-        assert {f"{stage}/acc", f"{stage}/f1", f"{stage}/recall/zero", f"{stage}/recall/nine"} <= tags[
+        assert {f"{stage}/acc", f"{stage}/f1", f"{stage}/recall/0_zero", f"{stage}/recall/9_nine"} <= tags[
             "scalars"
         ]
         for name in (

@@ -235,7 +235,7 @@ def test_non_scalars_never_reach_self_log(tmp_path: Path) -> None:
     )
     trainer, model = _fit(tmp_path, callback, max_epochs=2)
     metrics = trainer.callback_metrics
-    assert "val/cm" not in metrics and {"val/recall/ant", "val/recall/bee", "val/recall/cow"} <= set(metrics)
+    assert "val/cm" not in metrics and {"val/recall/0_ant", "val/recall/1_bee", "val/recall/2_cow"} <= set(metrics)
     preds, target = model.recorded("val")
     expected = torch.zeros(3, 3, dtype=torch.long)
     for t, p in zip(target, preds.argmax(-1)):

@@ -81,10 +81,22 @@ def test_class_names_label_per_class_values() -> None:
     router = Router(separator=".", class_names=["cat", "dog", "eel"])
     logged: dict = {}
     router.route_value("val", "recall", torch.tensor([1.0, 0.0, 0.5]), _context(logged))
-    assert list(logged) == ["val.recall.cat", "val.recall.dog", "val.recall.eel"]
+    assert list(logged) == ["val.recall.0_cat", "val.recall.1_dog", "val.recall.2_eel"]  # sorted: class order
     with pytest.warns(UserWarning, match="has 3 names but 'val.f1' has 2 values"):
         router.route_value("val", "f1", torch.tensor([1.0, 0.0]), _context(logged), num_classes=2)
     assert "val.f1.1" in logged
+
+
+def test_per_class_keys_sort_in_class_order() -> None:
+    """TensorBoard, W&B and MLflow list tags by name: the per-class keys sort as the classes go."""
+    names = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven"]
+    logged: dict = {}
+    Router(class_names=names).route_value("val", "recall", torch.linspace(0, 1, 12), _context(logged))
+    assert list(logged) == sorted(logged) and [k.rsplit("_", 1)[1] for k in logged] == names
+    assert list(logged)[:2] == ["val/recall/00_zero", "val/recall/01_one"]
+    unnamed: dict = {}
+    Router().route_value("val", "f1", torch.rand(12), _context(unnamed), num_classes=12)
+    assert list(unnamed) == sorted(unnamed) == [f"val/f1/{i:02d}" for i in range(12)]
 
 
 def test_operating_point_tuples_are_logged_as_named_scalars():
@@ -106,4 +118,6 @@ def test_operating_point_tuples_are_logged_as_named_scalars():
     multi.update(torch.softmax(torch.randn(12, 3, generator=torch.Generator().manual_seed(0)), -1),
                  torch.arange(12) % 3)
     Router(class_names=["a", "b", "c"]).route_value("val", "rafp", multi.compute(), context, metric=multi)
-    assert set(logged) == {f"val/rafp/{c}" for c in "abc"} | {f"val/rafp/threshold/{c}" for c in "abc"}
+    assert set(logged) == {f"val/rafp/{i}_{c}" for i, c in enumerate("abc")} | {
+        f"val/rafp/threshold/{i}_{c}" for i, c in enumerate("abc")
+    }

@@ -181,20 +181,25 @@ def tb_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     )
 
 
-def test_images_per_stage_and_epoch_at_the_global_step(tb_run: dict) -> None:
+def test_images_sit_at_the_step_of_their_epochs_scalars(tb_run: dict) -> None:
+    """In Time Series an image must sit beside the values of its epoch: the same step as the
+    epoch-end scalars Lightning logs (one less than ``global_step`` after a training epoch)."""
     events = read_events(tb_run["tb_dir"])
     tags = events.Tags()
-    val_steps = [step for stage, _, step, _ in tb_run["seen"] if stage == "val"]
-    test_steps = [step for stage, _, step, _ in tb_run["seen"] if stage == "test"]
-    assert len(val_steps) == 2 and len(set(val_steps)) == 2
+    scalar_steps = {stage: [e.step for e in events.Scalars(f"{stage}/acc")] for stage in ("val", "test")}
+    global_steps = [step for stage, _, step, _ in tb_run["seen"] if stage == "val"]
+    assert len(scalar_steps["val"]) == 2 and len(set(scalar_steps["val"])) == 2
+    assert scalar_steps["val"] == [s - 1 for s in global_steps]  # what the old writer got wrong
     expected = {f"{stage}/{name}" for stage in ("val", "test") for name in IMAGE_TAGS}
     assert set(tags["images"]) == expected  # scalars, dicts and plain vectors are no images
     for tag in expected:
         images = events.Images(tag)
-        assert [e.step for e in images] == (val_steps if tag.startswith("val") else test_steps), tag
+        assert [e.step for e in images] == scalar_steps[tag.split("/")[0]], tag
         for image in images:
             decoded = Image.open(io.BytesIO(image.encoded_image_string))
             assert decoded.size == (image.width, image.height) and min(decoded.size) > 100
+    for tag in ("val/confmat/text_summary", "test/confmat/text_summary"):
+        assert [e.step for e in events.Tensors(tag)] == scalar_steps[tag.split("/")[0]]
     assert tb_run["callback"].router.unrouted == {}  # every non-scalar found a writer
 
 
@@ -231,7 +236,7 @@ def test_binary_pr_curve_in_the_pr_curve_plugin(tb_run: dict) -> None:
 
 def test_scalars_histograms_and_text_for_everything_else(tb_run: dict) -> None:
     tags = read_events(tb_run["tb_dir"]).Tags()
-    per_class = {f"val/f1/{name}" for name in CLASSES}
+    per_class = {f"val/f1/{i}_{name}" for i, name in enumerate(CLASSES)}
     assert per_class | {"val/acc", "val/calib", "val/top_mean", "val/seen"} <= set(tags["scalars"])
     assert {"val/quantiles", "test/quantiles"} <= set(tags["histograms"])  # a vector that is not per class
     assert {"val/quantiles/text_summary", "val/confmat/text_summary"} <= set(tags["tensors"])
@@ -312,7 +317,7 @@ def test_a_tensorboard_server_serves_the_images(tb_run: dict) -> None:
         assert "val/confmat/text_summary" in _get_json(f"{base}/data/plugin/text/tags")[run]
         assert "val/pr/pr_curve" in _get_json(f"{base}/data/plugin/pr_curves/tags")[run]
         scalars = _get_json(f"{base}/data/plugin/scalars/tags")[run]
-        assert {"val/calib", "val/acc", "val/f1/ant"} <= set(scalars)  # no tag is shadowed by an image
+        assert {"val/calib", "val/acc", "val/f1/0_ant"} <= set(scalars)  # no tag is shadowed by an image
     finally:
         server.terminate()
         try:
@@ -326,7 +331,9 @@ def test_a_tensorboard_server_serves_the_images(tb_run: dict) -> None:
 def _confmat_fit(
     tmp_path: Path, plots: Any, epochs: int, validate: bool = False
 ) -> tuple[ea.EventAccumulator, list]:
-    callback = lm.MetricsCallback({"confmat": MulticlassConfusionMatrix(3)}, stages=("val",), plots=plots)
+    callback = lm.MetricsCallback(
+        {"confmat": MulticlassConfusionMatrix(3), "acc": MulticlassAccuracy(3)}, stages=("val",), plots=plots
+    )
     recorder = EpochRecorder(callback)
     logger = TensorBoardLogger(str(tmp_path), name="tb")
     trainer = L.Trainer(
@@ -341,14 +348,16 @@ def _confmat_fit(
 
 def test_every_n_epochs_and_standalone_validate(tmp_path: Path) -> None:
     events, seen = _confmat_fit(tmp_path, plots=2, epochs=3, validate=True)
-    steps = [step for _, epoch, step, _ in seen if epoch == 1] + [seen[-1][2]]  # epoch 1, then validate()
-    assert [e.step for e in events.Images("val/confmat")] == steps
+    scalar_steps = [e.step for e in events.Scalars("val/acc")]  # epochs 0, 1, 2, then validate()
+    assert len(scalar_steps) == 4 and [epoch for _, epoch, _, _ in seen] == [0, 1, 2, 3]
+    assert [e.step for e in events.Images("val/confmat")] == [scalar_steps[1], scalar_steps[3]]
     assert len(events.Tensors("val/confmat/text_summary")) == 2
 
 
 def test_only_at_the_end_of_validate(tmp_path: Path) -> None:
     events, seen = _confmat_fit(tmp_path, plots="end", epochs=2, validate=True)
-    assert [e.step for e in events.Images("val/confmat")] == [seen[-1][2]] and len(seen) == 3
+    last = events.Scalars("val/acc")[-1].step
+    assert [e.step for e in events.Images("val/confmat")] == [last] and len(seen) == 3
 
 
 def test_normalized_variant_on_request(tmp_path: Path) -> None:

@@ -64,7 +64,7 @@ class SegmentationModel(lm.MetricsMixin, L.LightningModule):
 
 
 def per_class_callback() -> lm.MetricsCallback:
-    """Per-class IoU as ``val/miou/<class>`` through the callback."""
+    """Per-class IoU as ``val/miou/<index>_<class>`` (e.g. ``val/miou/0_background``) through the callback."""
     metric = MeanIoU(num_classes=len(CLASSES), per_class=True, input_format="mixed")
     return lm.MetricsCallback({"miou": metric}, stages=("val",), class_names=list(CLASSES))
 

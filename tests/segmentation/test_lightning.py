@@ -1,5 +1,5 @@
 """Segmentation metrics through the Lightning engine: a real ``Trainer`` fit logs ``val/miou`` (the
-mixin), the per-class IoU as ``val/miou/<class>`` (the callback, with ``class_names``) and
+mixin), the per-class IoU as ``val/miou/<index>_<class>`` (the callback, with ``class_names``) and
 ``val/dice``; under 2-process DDP, with an odd-length validation set, the values equal one process."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def _expected(padded: bool = False) -> dict[str, float]:
         "val/dice": tms.DiceScore(**args)(logits, masks),
     }
     per_class = tms.MeanIoU(**args, per_class=True)(logits, masks)
-    out.update({f"val/miou/{name}": value for name, value in zip(CLASSES, per_class)})
+    out.update({f"val/miou/{i}_{name}": value for i, (name, value) in enumerate(zip(CLASSES, per_class))})
     return {k: float(v) for k, v in out.items()}
 
 
@@ -65,4 +65,4 @@ def test_two_process_ddp_equals_one_process(tmp_path: Path) -> None:
     for key, value in _expected().items():
         assert_close(ranks[0][key], value, key)
     padded = _expected(padded=True)  # what counting the padded sample would give: the test can tell
-    assert all(abs(padded[k] - ranks[0][k]) > 1e-4 for k in ("val/miou", "val/dice", "val/miou/background"))
+    assert all(abs(padded[k] - ranks[0][k]) > 1e-4 for k in ("val/miou", "val/dice", "val/miou/0_background"))
