@@ -105,6 +105,8 @@ class MeanAveragePrecision(Metric):
     plot_upper_bound: float = 1.0
 
     warn_on_many_detections: bool = True
+    # keys of the result that are no measure (the class ids): the Lightning engine does not log them
+    unlogged_results = ("classes",)
 
     def __init__(
         self,

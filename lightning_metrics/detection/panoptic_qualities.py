@@ -33,6 +33,9 @@ class _PanopticBase(Metric):
     exact_dtype_states = ("iou_sum",)
 
     _modified = False
+    # Python sets and the parsed categories: TorchScript has no type for them (a scripted metric
+    # is a container of its states; the categories stay on the Python module)
+    __jit_ignored_attributes__ = [*Metric.__jit_ignored_attributes__, "things", "stuffs", "_spec", "cat_id_to_continuous_id"]
     things: Any
     stuffs: Any
     allow_unknown_preds_category: bool

@@ -117,6 +117,12 @@ class Sink(Protocol):
 ProgBar = Union[bool, Sequence[str]]
 
 
+def _unlogged(result: RoutedResult, separator: str) -> bool:
+    """Whether ``result`` is one its metric names in ``unlogged_results`` (keys that are no measure)."""
+    leaf = result.name.split(separator)[-1]
+    return any(leaf == key or leaf.endswith(f"_{key}") for key in getattr(result.metric, "unlogged_results", ()))
+
+
 @dataclass
 class Router:
     """Send each computed value where it can be looked at; see the module docstring.
@@ -183,6 +189,10 @@ class Router:
                     result.stage, f"{result.name}{self.separator}{sub_name}", sub_value, context,
                     result.dataloader_idx, metric=result.metric,
                 )
+            return
+        if kind is ResultKind.PER_CLASS and _unlogged(result, self.separator):
+            # not a measure (detection's class ids): kept in the results and the sinks, not logged
+            self._to_sinks(result, context)
             return
         if kind is ResultKind.PER_CLASS:
             labels = self._labels(result)

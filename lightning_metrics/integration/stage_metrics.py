@@ -120,6 +120,13 @@ class StageMetrics(nn.Module):
                 metric = foreign
             elif not foreign_name and name in list(foreign.keys()):  # inside a foreign collection
                 metric = foreign[name]
+        if metric is None and self.native is not None:
+            # a key out of a member's dict result, which the collection flattens (detection's
+            # `classes`): its producer, when the member names that key among its unlogged results
+            for member_name, member in self.native.items(keep_base=True):
+                for key in getattr(member, "unlogged_results", ()):
+                    if name in (self.native._set_name(key), self.native._set_name(f"{member_name}_{key}")):
+                        return member
         return metric
 
     def num_classes(self, name: str) -> Optional[int]:

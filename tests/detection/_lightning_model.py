@@ -57,7 +57,7 @@ class DetectionModel(lm.MetricsMixin, L.LightningModule):
     validation step returns lists of per-image dicts."""
 
     metrics_stages = ("val",)
-    metrics_class_names = CLASSES  # the per-class keys: val/map_per_class/person, ...
+    metrics_class_names = CLASSES  # the per-class keys: val/map_per_class/0_person, ...
 
     def __init__(self, extended_summary: bool = False) -> None:
         super().__init__()
@@ -104,5 +104,5 @@ def expected(padded: bool = False) -> dict[str, float]:
     metric.update([p for _, p, _ in items], [t for _, _, t in items])
     result = metric.compute()
     out = {f"val/{k}": float(v) for k, v in result.items() if v.numel() == 1 and k != "classes"}
-    out.update({f"val/map_per_class/{name}": float(v) for name, v in zip(CLASSES, result["map_per_class"])})
+    out.update({f"val/map_per_class/{i}_{name}": float(v) for i, (name, v) in enumerate(zip(CLASSES, result["map_per_class"]))})
     return out

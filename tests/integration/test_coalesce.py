@@ -23,6 +23,8 @@ SIZES = (5, 0, 7, 1, 3, 4)  # an empty batch too
 # inputs are not tensors with a sample axis: never coalesced
 NOT_ADDITIVE = {
     "BootStrapper",
+    "LambdaInputTransformer",  # a user's transform may read the whole batch
+    "MetricInputTransformer",
     "MetricTracker",
     "MinMaxMetric",
     "MultioutputWrapper",
