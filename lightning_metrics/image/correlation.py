@@ -6,6 +6,7 @@ from typing import Any, Optional
 
 from torch import Tensor
 
+from lightning_metrics import _plot_methods
 from lightning_metrics._per_sample import PerSampleMetric
 from lightning_metrics.functional.image.correlation import (
     check_high_pass_filter,
@@ -34,6 +35,7 @@ class SpatialCorrelationCoefficient(PerSampleMetric):
     """
 
     higher_is_better = True
+    plot = _plot_methods.plot_any  # torchmetrics gives SCC the base class's plot signature
 
     def __init__(self, high_pass_filter: Optional[Tensor] = None, window_size: int = 8, **kwargs: Any) -> None:
         self._configure(locals())
@@ -62,6 +64,7 @@ class VisualInformationFidelity(PerSampleMetric):
     """
 
     higher_is_better = True
+    plot = _plot_methods.plot_any  # torchmetrics gives VIF the base class's plot signature
     _result_follows_input = True
 
     def __init__(self, sigma_n_sq: float = 2.0, reduction: str = "mean", **kwargs: Any) -> None:

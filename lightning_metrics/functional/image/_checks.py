@@ -115,6 +115,11 @@ def working_dtype(dtype: torch.dtype) -> torch.dtype:
     return dtype
 
 
+def result_dtype(dtype: torch.dtype) -> torch.dtype:
+    """The dtype of the values: the input's floating dtype, float32 for integer images."""
+    return dtype if dtype.is_floating_point else torch.float32
+
+
 def clamp_to_range(x: Tensor, data_range: DataRange) -> Tensor:
     """Clamp to ``(min, max)`` when ``data_range`` is a pair (torchmetrics' convention)."""
     if isinstance(data_range, tuple):

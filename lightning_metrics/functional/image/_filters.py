@@ -3,8 +3,8 @@
 Every window of the image metrics (Gaussian, uniform, VIF's Gaussian) is an outer product of 1-D
 taps, one per spatial dim, so it is applied as one 1-D pass per dim: ``k`` multiply-adds per pixel
 and dim instead of ``k**2`` (``k**3`` in 3-D) for the full kernel. The passes run as depthwise
-convolutions with every image and channel as a channel of one batch, which is the fastest layout
-of the CPU and GPU backends for single-channel kernels.
+convolutions with every image and channel as a channel of one batch (the fastest layout for large
+float32 images), or with every image as a batch item of one channel (small images, float64).
 
 A :class:`SeparableWindow` computes its taps once, in float64, and keeps one copy per (device,
 dtype) it has been applied on: a metric builds its window in ``__init__`` and never rebuilds it;
@@ -22,6 +22,7 @@ import torch.nn.functional as F
 from torch import Tensor
 
 Pads = Sequence[tuple[int, int]]  # (before, after) per spatial dim, in dim order
+_GROUPED_FROM = 64 * 64  # pixels per image from which the depthwise layout is faster (measured on CPU)
 
 
 def gaussian_taps(size: int, sigma: float) -> tuple[float, ...]:
@@ -95,10 +96,16 @@ class SeparableWindow:
         ndim = len(self.taps)
         lead, spatial = x.shape[:-ndim], x.shape[-ndim:]
         channels = math.prod(lead)
-        y = x.reshape(1, channels, *spatial)
         conv = F.conv2d if ndim == 2 else F.conv3d
-        for kernel in self.kernels(x.device, x.dtype):
-            if kernel is not None:
+        kernels = [k for k in self.kernels(x.device, x.dtype) if k is not None]
+        if x.dtype == torch.float64 or math.prod(spatial) < _GROUPED_FROM:
+            # every image a batch item of one channel: the fast layout of float64 and small images
+            y = x.reshape(channels, 1, *spatial)
+            for kernel in kernels:
+                y = conv(y, kernel)
+        else:  # every image a channel of one batch item, depthwise: the fast layout of large images
+            y = x.reshape(1, channels, *spatial)
+            for kernel in kernels:
                 y = conv(y, kernel.expand(channels, *kernel.shape[1:]), groups=channels)
         return y.reshape(*lead, *y.shape[2:])
 

@@ -14,7 +14,13 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from lightning_metrics.functional.image._checks import check_same_shape, check_tensor, is_number, working_dtype
+from lightning_metrics.functional.image._checks import (
+    check_same_shape,
+    check_tensor,
+    is_number,
+    result_dtype,
+    working_dtype,
+)
 from lightning_metrics.functional.image._filters import SeparableWindow, gaussian_taps, uniform_window, zero_pad
 from lightning_metrics.functional.image._moments import local_moments
 from lightning_metrics.utilities.checks import check_choice
@@ -147,7 +153,7 @@ def check_vif_inputs(preds: Tensor, target: Tensor) -> None:
 
 def vif_per_image(preds: Tensor, target: Tensor, sigma_n_sq: float) -> Tensor:
     """VIF of every image ``(N,)`` (the mean over channels of each channel's VIF)."""
-    dtype = preds.dtype
+    dtype = result_dtype(preds.dtype)
     work = working_dtype(dtype)
     n, c = preds.shape[:2]
     p, t = preds.to(work).reshape(n * c, 1, *preds.shape[2:]), target.to(work).reshape(n * c, 1, *target.shape[2:])

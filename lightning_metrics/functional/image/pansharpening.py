@@ -20,7 +20,13 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from lightning_metrics.functional.image._checks import check_positive_int, check_reduction, is_number, working_dtype
+from lightning_metrics.functional.image._checks import (
+    check_positive_int,
+    check_reduction,
+    is_number,
+    result_dtype,
+    working_dtype,
+)
 from lightning_metrics.functional.image._filters import box_filter_same, gaussian_window, reflect_pad
 from lightning_metrics.functional.image._moments import band_moments
 from lightning_metrics.functional.image.structural import _crop, uqi_from_moments, uqi_map, uqi_pads
@@ -58,7 +64,7 @@ def band_pair_uqi_sums(images: Tensor) -> tuple[Tensor, int]:
     """Sum over images and pixels of the UQI of every pair of bands ``k < r``, in float64 as a
     ``(C, C)`` upper triangle, and the number of pixels summed per pair."""
     n, c = images.shape[:2]
-    dtype = images.dtype
+    dtype = result_dtype(images.dtype)
     pads, crop = uqi_pads(UQI_SIZES)
     padded = reflect_pad(images.to(working_dtype(dtype)), pads)
     mean, square, cross = band_moments(padded, gaussian_window(UQI_SIZES, UQI_SIGMAS))
@@ -148,7 +154,7 @@ def degraded_pan(pan: Tensor, size: tuple[int, int], window_size: int) -> Tensor
     """The panchromatic image at the multispectral size: box filter, then bilinear resize."""
     work = working_dtype(pan.dtype)
     smooth = box_filter_same(pan.to(work), window_size)
-    return F.interpolate(smooth, size=size, mode="bilinear", align_corners=False, antialias=False).to(pan.dtype)
+    return F.interpolate(smooth, size=size, mode="bilinear", align_corners=False, antialias=False).to(result_dtype(pan.dtype))
 
 
 def band_uqi_sums(preds: Tensor, ms: Tensor, pan: Tensor, pan_lr: Optional[Tensor], window_size: int) -> tuple[Tensor, Tensor, int, int]:

@@ -13,7 +13,12 @@ from typing import Optional, Union
 import torch
 from torch import Tensor
 
-from lightning_metrics.functional.image._checks import check_images, check_positive_int, working_dtype
+from lightning_metrics.functional.image._checks import (
+    check_images,
+    check_positive_int,
+    result_dtype,
+    working_dtype,
+)
 from lightning_metrics.functional.image._filters import box_filter_same
 
 
@@ -44,7 +49,7 @@ def rmse_sw_per_image(preds: Tensor, target: Tensor, window_size: int) -> tuple[
     full = rmse_map(preds, target, window_size)
     b = _border(window_size)
     per_image = full[:, :, b:-b, b:-b].mean(dim=(1, 2, 3))
-    return per_image.to(preds.dtype), full.sum(0)
+    return per_image.to(result_dtype(preds.dtype)), full.sum(0)
 
 
 def root_mean_squared_error_using_sliding_window(
@@ -68,7 +73,7 @@ def root_mean_squared_error_using_sliding_window(
     n = preds.shape[0]
     rmse = per_image.sum() / n
     if return_rmse_map:
-        return rmse, (map_sum / n).to(preds.dtype)
+        return rmse, (map_sum / n).to(result_dtype(preds.dtype))
     return rmse
 
 
@@ -103,4 +108,4 @@ def relative_average_spectral_error(preds: Tensor, target: Tensor, window_size: 
     check_positive_int("window_size", window_size)
     check_window_inputs(preds, target, window_size)
     error_sum, mean_sum = rase_sums(preds, target, window_size)
-    return rase_from_sums(error_sum, mean_sum, preds.shape[0], window_size).to(target.dtype)
+    return rase_from_sums(error_sum, mean_sum, preds.shape[0], window_size).to(result_dtype(target.dtype))

@@ -11,7 +11,13 @@ from typing import Optional
 import torch
 from torch import Tensor
 
-from lightning_metrics.functional.image._checks import check_images, check_reduction, is_number, working_dtype
+from lightning_metrics.functional.image._checks import (
+    check_images,
+    check_reduction,
+    is_number,
+    result_dtype,
+    working_dtype,
+)
 from lightning_metrics.utilities.distributed import reduce
 
 
@@ -22,7 +28,7 @@ def check_ratio(ratio: object) -> None:
 
 def ergas_per_image(preds: Tensor, target: Tensor, ratio: float) -> Tensor:
     """``100 / ratio * sqrt(mean over bands of (rmse_band / mean_band)^2)`` per image ``(N,)``."""
-    dtype = preds.dtype
+    dtype = result_dtype(preds.dtype)
     n, c, h, w = preds.shape
     p = preds.to(working_dtype(dtype)).reshape(n, c, h * w)
     t = target.to(working_dtype(dtype)).reshape(n, c, h * w)
@@ -61,7 +67,7 @@ def check_sam_inputs(preds: Tensor, target: Tensor) -> None:
 
 def sam_per_pixel(preds: Tensor, target: Tensor) -> Tensor:
     """The angle between the band vectors of ``preds`` and ``target`` at every pixel ``(N, H, W)``."""
-    dtype = preds.dtype
+    dtype = result_dtype(preds.dtype)
     p, t = preds.to(working_dtype(dtype)), target.to(working_dtype(dtype))
     cosine = (p * t).sum(dim=1) / (p.norm(dim=1) * t.norm(dim=1))
     return torch.clamp(cosine, -1, 1).acos().to(dtype)

@@ -32,6 +32,7 @@ from lightning_metrics.functional.image._checks import (
     check_window_args,
     clamp_to_range,
     range_value,
+    result_dtype,
     working_dtype,
 )
 from lightning_metrics.functional.image._filters import (
@@ -93,7 +94,7 @@ def ssim_per_image(
 ) -> tuple[Tensor, Optional[Tensor]]:
     """Per-image SSIM ``(N,)`` of checked inputs, and the full map (``extra="full"``) or the
     per-image contrast sensitivity (``extra="cs"``)."""
-    dtype = preds.dtype
+    dtype = result_dtype(preds.dtype)
     work = working_dtype(dtype)
     p = clamp_to_range(preds, data_range).to(work)
     t = clamp_to_range(target, data_range).to(work)
@@ -223,7 +224,7 @@ def ms_ssim_per_image(
 ) -> Tensor:
     """Per-image multi-scale SSIM ``(N,)`` of checked inputs."""
     _check_scales(preds.shape, sizes, geometry, len(betas))
-    dtype = preds.dtype
+    dtype = result_dtype(preds.dtype)
     p, t = preds.to(working_dtype(dtype)), target.to(working_dtype(dtype))
     pool = F.avg_pool2d if p.ndim == 4 else F.avg_pool3d
     terms = []
@@ -299,7 +300,7 @@ def uqi_from_moments(mean_p: Tensor, mean_t: Tensor, var_p: Tensor, var_t: Tenso
 
 def uqi_map(preds: Tensor, target: Tensor, sizes: tuple[int, ...], sigmas: tuple[float, ...]) -> Tensor:
     """The cropped UQI map ``(N, C, h, w)`` of checked ``(N, C, H, W)`` inputs, in their dtype."""
-    dtype = preds.dtype
+    dtype = result_dtype(preds.dtype)
     work = working_dtype(dtype)
     pads, crop = uqi_pads(sizes)
     window = gaussian_window(sizes, sigmas)
