@@ -57,17 +57,15 @@ def check_window_args(kernel_size: Any, sigma: Any, ndim: Optional[int] = None) 
     An int or a float stands for every dim; sequences must have one entry per dim.
     """
     dims = ndim
-    for value in (kernel_size, sigma):
-        if isinstance(value, Sequence) and dims is None:
+    for name, value in (("kernel_size", kernel_size), ("sigma", sigma)):
+        if isinstance(value, Sequence) and (len(value) not in (2, 3) or (dims is not None and len(value) != dims)):
+            expected = f"{dims} (the input has {dims} spatial dims)" if dims is not None else "2 or 3"
+            raise ValueError(f"Argument `{name}` must have one entry per spatial dim, {expected}, got {value!r}")
+        if isinstance(value, Sequence):
             dims = len(value)
     dims = dims or 2
     sizes = tuple(kernel_size) if isinstance(kernel_size, Sequence) else (kernel_size,) * dims
     sigmas = tuple(sigma) if isinstance(sigma, Sequence) else (sigma,) * dims
-    for name, value in (("kernel_size", sizes), ("sigma", sigmas)):
-        if len(value) != dims or dims not in (2, 3):
-            raise ValueError(
-                f"Argument `{name}` must have one entry per spatial dim ({dims}, 2 or 3 allowed), got {value!r}"
-            )
     if any(isinstance(k, bool) or not isinstance(k, int) or k <= 0 or k % 2 == 0 for k in sizes):
         raise ValueError(f"Argument `kernel_size` must hold odd positive integers, got {kernel_size!r}")
     if any(not is_number(s) or not s > 0 for s in sigmas):
