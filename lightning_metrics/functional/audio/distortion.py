@@ -53,41 +53,49 @@ def toeplitz_solve(column: Tensor, rhs: Tensor) -> Tensor:
     return torch.linalg.solve(matrix, rhs)
 
 
-def _toeplitz_matvec(spectrum: Tensor, x: Tensor, n: int) -> Tensor:
-    return torch.fft.irfft(torch.fft.rfft(x, n=2 * n, dim=-1) * spectrum, n=2 * n, dim=-1)[..., :n]
+def _inner(a: Tensor, b: Tensor) -> Tensor:
+    return torch.einsum("...cd,...cd->...d", a, b)
 
 
 def toeplitz_conjugate_gradient(column: Tensor, rhs: Tensor, n_iter: int) -> Tensor:
-    """``n_iter`` preconditioned conjugate-gradient steps on ``T x = rhs`` from ``x = 0``."""
+    """``n_iter`` preconditioned conjugate-gradient steps on ``T x = rhs`` from ``x = 0``.
+
+    Vectors are ``(..., n, 1)`` columns and every product runs in fast_bss_eval's order: CG on an
+    ill-conditioned ``T`` amplifies rounding differences by orders of magnitude per step, so only
+    the same operations give the same values after a few steps.
+    """
     n = column.shape[-1]
     # T embedded in a circulant of size 2n: its products are FFT products
     embedded = torch.cat([column, column.new_zeros(*column.shape[:-1], 1), column[..., 1:].flip(-1)], dim=-1)
-    spectrum = torch.fft.rfft(embedded, dim=-1)
+    spectrum = torch.fft.rfft(embedded, dim=-1)[..., None]
     # T. Chan's circulant closest to T (Frobenius): c_k = ((n - k) t_k + k t_{n-k}) / n
-    weights = torch.arange(1, n, device=column.device, dtype=column.dtype) / n
+    weights = torch.arange(1, n, device=column.device) / float(n)  # float32, as fast_bss_eval rounds them
     tail = column[..., 1:] * weights.flip(-1)
-    circulant = torch.cat([column[..., :1], tail + tail.flip(-1)], dim=-1)
-    eigen = torch.fft.rfft(circulant, dim=-1)
-    inverse = eigen / torch.clamp(eigen.real**2 + eigen.imag**2, min=_FLOOR)
+    eigen = torch.fft.rfft(torch.cat([column[..., :1], tail + tail.flip(-1)], dim=-1), dim=-1)
+    inverse = (eigen / torch.clamp(eigen.real**2 + eigen.imag**2, min=_FLOOR)).conj()[..., None]
+
+    def product(v: Tensor) -> Tensor:
+        return torch.fft.irfft(torch.fft.rfft(v, n=2 * n, dim=-2) * spectrum, n=2 * n, dim=-2)[..., :n, :]
 
     def precondition(r: Tensor) -> Tensor:
-        return torch.fft.irfft(inverse * torch.fft.rfft(r, n=n, dim=-1), n=n, dim=-1)
+        return torch.fft.irfft(inverse * torch.fft.rfft(r, n=n, dim=-2), n=n, dim=-2)
 
-    x = torch.zeros_like(rhs)
-    residual = rhs.clone()
+    b = rhs[..., None]
+    x = torch.zeros_like(b)
+    residual = b - product(x)
     z = precondition(residual)
     direction = z
-    rs_old = (residual * z).sum(-1)
+    rs_old = _inner(residual, z)
     for _ in range(n_iter):
-        product = _toeplitz_matvec(spectrum, direction, n)
-        alpha = rs_old / torch.clamp((direction * product).sum(-1), min=_FLOOR)
-        x = x + alpha[..., None] * direction
-        residual = residual - alpha[..., None] * product
+        step = product(direction)
+        alpha = rs_old / torch.clamp(_inner(direction, step), min=_FLOOR)
+        x = x + alpha[..., None, :] * direction
+        residual = residual - alpha[..., None, :] * step
         z = precondition(residual)
-        rs_new = (residual * z).sum(-1)
-        direction = z + (rs_new / torch.clamp(rs_old, min=_FLOOR))[..., None] * direction
+        rs_new = _inner(residual, z)
+        direction = z + (rs_new / torch.clamp(rs_old, min=_FLOOR))[..., None, :] * direction
         rs_old = rs_new
-    return x
+    return x[..., 0]
 
 
 def sdr_per_signal(

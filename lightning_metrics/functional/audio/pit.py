@@ -73,8 +73,8 @@ def _best_hungarian(matrix: Tensor, eval_func: str) -> tuple[Tensor, Tensor]:
     from scipy.optimize import linear_sum_assignment
 
     host = matrix.detach().cpu()
-    chosen = [linear_sum_assignment(m.numpy(), maximize=eval_func == "max")[1] for m in host]
-    perm = torch.as_tensor(chosen, dtype=torch.int64).to(matrix.device)
+    chosen = [linear_sum_assignment(m.numpy(), maximize=eval_func == "max")[1].tolist() for m in host]
+    perm = torch.tensor(chosen, dtype=torch.int64, device=matrix.device)
     return torch.gather(matrix, 2, perm[:, :, None]).mean(dim=(-1, -2)), perm
 
 
