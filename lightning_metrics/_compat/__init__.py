@@ -179,9 +179,10 @@ def module_getattr(module_name: str, own: Optional[dict[str, str]] = None) -> Ca
         if name in own:  # a name of ours, or one of our own subpackages
             target = importlib.import_module(own[name])
             value = target if target.__name__ == f"{module_name}.{name}" else getattr(target, name)
-        elif name in table().get(path, ()) and path not in _NAMESPACES:
-            # a torchmetrics name of this path that we lack; checked before the subpackages, since
-            # torchmetrics names some modules as their function (``functional.image.arniqa``)
+        elif path not in _NAMESPACES and (name in table().get(path, ()) or name in _NEEDS_WEIGHTS):
+            # a torchmetrics name of this path that we lack (or a model-based one torchmetrics exports
+            # only with its optional packages); before the subpackages, since torchmetrics names some
+            # modules as their function (``functional.image.arniqa``)
             raise _not_offered(path, name, frame)
         elif name in _subpackages(path):
             try:
