@@ -119,7 +119,11 @@ class SpectralDistortionIndex(_PansharpeningMetric):
         return reduce(self._d_lambda(self.p), self.reduction)
 
 
-class SpatialDistortionIndex(_PansharpeningMetric):
+class _DictTargetMetric(_PansharpeningMetric):
+    additive_update = False  # a dict target: the Lightning engine does not join such batches
+
+
+class SpatialDistortionIndex(_DictTargetMetric):
     """Spatial distortion index D-s of fused ``preds``; ``target`` is a dict with ``"ms"``,
     ``"pan"`` and optionally ``"pan_lr"`` (see
     :func:`~lightning_metrics.functional.image.spatial_distortion_index`).
@@ -162,7 +166,7 @@ class SpatialDistortionIndex(_PansharpeningMetric):
         return self._d_s()
 
 
-class QualityWithNoReference(_PansharpeningMetric):
+class QualityWithNoReference(_DictTargetMetric):
     """Quality with no reference ``(1 - D_lambda)^alpha (1 - D_s)^beta``; ``target`` as for
     :class:`SpatialDistortionIndex` (see
     :func:`~lightning_metrics.functional.image.quality_with_no_reference`).

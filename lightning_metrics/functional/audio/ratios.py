@@ -61,7 +61,7 @@ def complex_as_real(x: Tensor, name: str) -> Tensor:
             f"Argument `{name}` must have the shape (..., frequency, time, 2) or be complex "
             f"(..., frequency, time), got shape {tuple(x.shape)}"
         )
-    return x.reshape(*x.shape[:-3], -1)
+    return x.reshape(*x.shape[:-3], x.shape[-3] * x.shape[-2] * x.shape[-1])  # also for an empty batch
 
 
 def complex_scale_invariant_signal_noise_ratio(preds: Tensor, target: Tensor, zero_mean: bool = False) -> Tensor:

@@ -30,7 +30,7 @@ def local_moments(preds: Tensor, target: Tensor, window: SeparableWindow) -> Mom
     """The windowed moments of two (already padded) images of one shape ``(..., *spatial)``."""
     n = preds.shape[0]
     filtered = window.apply(torch.cat((preds, target, preds * preds, target * target, preds * target)))
-    mean_p, mean_t, pp, tt, pt = filtered.split(n)
+    mean_p, mean_t, pp, tt, pt = filtered.split([n] * 5)  # explicit sizes: an empty batch too
     return Moments(
         mean_p,
         mean_t,

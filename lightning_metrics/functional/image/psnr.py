@@ -139,13 +139,14 @@ def blocking_effect_factor(images: Tensor, block_size: int = 8) -> Tensor:
     x = images.to(working_dtype(images.dtype))
     across = (x[..., :, 1:] - x[..., :, :-1]).pow(2)  # (N, 1, H, W - 1)
     down = (x[..., 1:, :] - x[..., :-1, :]).pow(2)  # (N, 1, H - 1, W)
-    on_column = torch.zeros(width - 1, dtype=torch.bool, device=x.device)
-    on_column[block_size - 1 :: block_size] = True
-    on_row = torch.zeros(height - 1, dtype=torch.bool, device=x.device)
-    on_row[block_size - 1 :: block_size] = True
+    # 0/1 weights of the block-border columns and rows (weights, not a mask index: no host sync)
+    on_column = torch.zeros(width - 1, dtype=x.dtype, device=x.device)
+    on_column[block_size - 1 :: block_size] = 1
+    on_row = torch.zeros(height - 1, dtype=x.dtype, device=x.device)
+    on_row[block_size - 1 :: block_size] = 1
     across_cols, down_rows = across.sum((0, 1, 2)), down.sum((0, 1, 3))
-    border = across_cols[on_column].sum() + down_rows[on_row].sum()
-    inside = across_cols[~on_column].sum() + down_rows[~on_row].sum()
+    border = (across_cols * on_column).sum() + (down_rows * on_row).sum()
+    inside = (across_cols * (1 - on_column)).sum() + (down_rows * (1 - on_row)).sum()
     n_border_h = height * (width / block_size) - 1
     n_border_v = width * (height / block_size) - 1
     n_inside = height * (width - 1) - n_border_h + width * (height - 1) - n_border_v

@@ -98,9 +98,12 @@ def ssim_per_image(
     work = working_dtype(dtype)
     p = clamp_to_range(preds, data_range).to(work)
     t = clamp_to_range(target, data_range).to(work)
+    check_spatial_fits(p.shape, geometry.pads, geometry.window.sizes, "The SSIM window (`sigma`/`kernel_size`)")
+    if not p.shape[0]:  # an empty batch has no range to read
+        empty = p.new_zeros(0, dtype=dtype)
+        return empty, (p.to(dtype) if extra == "full" else empty if extra == "cs" else None)
     value = range_value(data_range, p, t)
     c1, c2 = (k1 * value) ** 2, (k2 * value) ** 2
-    check_spatial_fits(p.shape, geometry.pads, geometry.window.sizes, "The SSIM window (`sigma`/`kernel_size`)")
     pads = [(pad, pad) for pad in geometry.pads]
     m = local_moments(reflect_pad(p, pads), reflect_pad(t, pads), geometry.window)
     upper = 2 * m.cov + c2
