@@ -16,6 +16,15 @@ from tests.reliability._registry import assert_close, assert_identical
 CASES = MODULAR_CASES + [("PermutationInvariantTraining", {"metric_func": lmf.signal_noise_ratio}, "pit")]
 
 
+def _id(value) -> str:
+    """A test id without object addresses (xdist workers must collect the same ids)."""
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}={_id(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (tuple, list)):
+        return "-".join(_id(v) for v in value)
+    return getattr(value, "__name__", None) or str(value)
+
+
 def _batch(kind, seed, dtype=torch.float64):
     return mixtures(3, dtype, seed) if kind == "pit" else pair(kind, dtype, seed)
 
@@ -24,7 +33,7 @@ def _bytes(metric):
     return sum(t.numel() * t.element_size() for t in metric.metric_state.values())
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}{c[1]}"[:100])
+@pytest.mark.parametrize("case", CASES, ids=lambda c: _id(c[:2])[:100])
 def test_state_size_does_not_grow_and_merge_state_is_exact(case):
     name, kwargs, kind = case
     metric = getattr(lma, name)(**kwargs)
@@ -61,7 +70,7 @@ BAD_ARGUMENTS = [
 ]
 
 
-@pytest.mark.parametrize(("name", "kwargs", "message"), BAD_ARGUMENTS, ids=lambda x: str(x)[:50])
+@pytest.mark.parametrize(("name", "kwargs", "message"), BAD_ARGUMENTS, ids=[_id(c[:2])[:80] for c in BAD_ARGUMENTS])
 def test_bad_constructor_arguments(name, kwargs, message):
     with pytest.raises(ValueError, match=message):
         getattr(lma, name)(**kwargs)
