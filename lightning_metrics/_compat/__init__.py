@@ -23,7 +23,7 @@ True
 >>> from lightning_metrics.image.fid import FrechetInceptionDistance
 Traceback (most recent call last):
 ...
-lightning_metrics._compat.NotOfferedError: lightning_metrics does not offer torchmetrics.image yet: ...
+lightning_metrics._compat.NotOfferedError: lightning_metrics does not offer torchmetrics.image.fid.FrechetInceptionDistance: it needs downloaded weights ...
 """
 
 from __future__ import annotations
@@ -132,6 +132,8 @@ def resolve(path: str, name: str, frame: Optional[types.FrameType] = None) -> An
 
 def _in_from_import(frame: Optional[types.FrameType]) -> bool:
     """Whether ``frame`` is executing ``from module import name`` (then an ImportError is due)."""
+    if frame is not None and frame.f_code.co_name == "_handle_fromlist":
+        return True  # ``from package import name``: importlib asks with hasattr before IMPORT_FROM
     try:
         return frame is not None and frame.f_code.co_code[frame.f_lasti] == _IMPORT_FROM
     except (AttributeError, IndexError):
@@ -141,7 +143,10 @@ def _in_from_import(frame: Optional[types.FrameType]) -> bool:
 def _advice(path: str, name: str) -> str:
     where = f"torchmetrics.{path}" if path else "torchmetrics"
     if name in _NEEDS_WEIGHTS:
-        return f"{where}.{name} needs downloaded weights or an external tool, never loaded by lightning_metrics"
+        return (
+            f"lightning_metrics does not offer {where}.{name}: it needs downloaded weights or an external tool, "
+            "which lightning_metrics never loads"
+        )
     return f"lightning_metrics does not offer {where}.{name} yet"
 
 
@@ -176,14 +181,17 @@ def module_getattr(module_name: str, own: Optional[dict[str, str]] = None) -> Ca
         if name in own:  # a name of ours, or one of our own subpackages
             target = importlib.import_module(own[name])
             value = target if target.__name__ == f"{module_name}.{name}" else getattr(target, name)
+        elif path not in _NAMESPACES and (name in table().get(path, ()) or name in _NEEDS_WEIGHTS):
+            # a torchmetrics name of this path that we lack (or a model-based one torchmetrics exports
+            # only with its optional packages); before the subpackages, since torchmetrics names some
+            # modules as their function (``functional.image.arniqa``)
+            raise _not_offered(path, name, frame)
         elif name in _subpackages(path):
             try:
                 value = importlib.import_module(f"{module_name}.{name}")
             except NotOfferedError as err:
                 raise NotOfferedAttributeError(str(err)) from None
         elif name in table().get(path, ()):
-            if path not in _NAMESPACES:
-                raise _not_offered(path, name, frame)
             value = resolve(path, name, frame)
         else:
             raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
@@ -268,8 +276,11 @@ class _Package(types.ModuleType):
     """
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if isinstance(value, _AliasModule) and name in self.__dict__:
-            return
+        if isinstance(value, _AliasModule):
+            path = self.__name__[len(ROOT) + 1 :] if self.__name__ != ROOT else ""
+            # nor a torchmetrics name of this path that we lack (``functional.image.arniqa``)
+            if name in self.__dict__ or name in table().get(path, ()):
+                return
         super().__setattr__(name, value)
 
 

@@ -29,6 +29,9 @@ NOT_ADDITIVE = {
     "MinMaxMetric",
     "MultioutputWrapper",
     "MultitaskWrapper",
+    "PeakSignalNoiseRatioWithBlockedEffect",  # one blocking factor per batch, as in torchmetrics
+    "QualityWithNoReference",  # a dict target: the engine does not join such batches
+    "SpatialDistortionIndex",
     "Running",
     "RunningMean",
     "RunningSum",

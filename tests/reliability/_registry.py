@@ -2,8 +2,8 @@
 
 Shared by the persistence, numerics and fuzz tests. ``ENTRIES`` maps a case id to an :class:`Entry`;
 ``test_persistence`` fails when a public class (``__all__`` of classification, regression,
-aggregation, wrappers, nominal, clustering, segmentation, retrieval, detection) has no entry and no reason in
-``EXCLUDED``. Each entry can be built from
+aggregation, wrappers, nominal, clustering, segmentation, retrieval, text, detection, image, audio) has no
+entry and no reason in
 ``EXCLUDED``. Each entry can be built from
 lightning_metrics or from torchmetrics (the oracle): wrappers build their inner metrics from the
 same library.
@@ -228,6 +228,40 @@ DETECTION: dict[str, tuple[str, dict]] = {
 }
 
 
+IMAGE: dict[str, tuple[str, dict]] = {
+    "PeakSignalNoiseRatio": ("images", dict(data_range=1.0)),
+    "PeakSignalNoiseRatioWithBlockedEffect": ("gray_images", dict(data_range=1.0)),
+    "StructuralSimilarityIndexMeasure": ("images", dict(data_range=1.0)),
+    "MultiScaleStructuralSimilarityIndexMeasure": ("images", dict(data_range=1.0, betas=(0.5, 0.5))),
+    "UniversalImageQualityIndex": ("images", dict()),
+    "ErrorRelativeGlobalDimensionlessSynthesis": ("images", dict()),
+    "SpectralAngleMapper": ("images", dict()),
+    "RelativeAverageSpectralError": ("images", dict()),
+    "RootMeanSquaredErrorUsingSlidingWindow": ("images", dict()),
+    "SpatialCorrelationCoefficient": ("images", dict()),
+    "SpectralDistortionIndex": ("images", dict()),
+    "SpatialDistortionIndex": ("pansharpening", dict()),
+    "QualityWithNoReference": ("pansharpening", dict()),
+    "TotalVariation": ("image", dict()),
+    "VisualInformationFidelity": ("vif_images", dict()),
+}
+
+
+def _si_sdr(lib: Any) -> Callable:
+    return lib.functional.audio.scale_invariant_signal_distortion_ratio
+
+
+AUDIO: dict[str, tuple[str, dict]] = {
+    "SignalNoiseRatio": ("waves", dict()),
+    "ScaleInvariantSignalNoiseRatio": ("waves", dict()),
+    "ScaleInvariantSignalDistortionRatio": ("waves", dict(zero_mean=True)),
+    "SignalDistortionRatio": ("waves", dict(filter_length=16)),
+    "ComplexScaleInvariantSignalNoiseRatio": ("spectrograms", dict()),
+    "SourceAggregatedSignalDistortionRatio": ("waves", dict()),
+    "PermutationInvariantTraining": ("waves", dict(metric_func=_si_sdr)),
+}
+
+
 def _wrapped(package: str, name: str, **kwargs: Any) -> Callable[[Any], Any]:
     return lambda lib: getattr(getattr(lib, package), name)(**kwargs)
 
@@ -332,6 +366,14 @@ VARIANTS: dict[str, tuple[str, str, str, dict]] = {
         dict(num_classes=C, input_format="index", aggregation_level="global", average="none"),
     ),
     "HausdorffDistance[one-hot]": ("segmentation", "HausdorffDistance", "seg_masks", dict(num_classes=C)),
+    "PeakSignalNoiseRatio[dim]": ("image", "PeakSignalNoiseRatio", "images", dict(data_range=1.0, dim=(1, 2, 3))),
+    "StructuralSimilarityIndexMeasure[none,full]": (
+        "image",
+        "StructuralSimilarityIndexMeasure",
+        "images",
+        dict(reduction="none", return_full_image=True, data_range=1.0),
+    ),
+    "SpectralAngleMapper[none]": ("image", "SpectralAngleMapper", "images", dict(reduction="none")),
     "MeanSquaredError[num_outputs=2]": ("regression", "MeanSquaredError", "real2", dict(num_outputs=2)),
     "R2Score[raw_values]": ("regression", "R2Score", "real2", dict(multioutput="raw_values")),
     "PearsonCorrCoef[num_outputs=2]": ("regression", "PearsonCorrCoef", "real2", dict(num_outputs=2)),
@@ -408,6 +450,8 @@ def _entries() -> dict[str, Entry]:
         ("retrieval", RETRIEVAL),
         ("text", TEXT),
         ("detection", DETECTION),
+        ("image", IMAGE),
+        ("audio", AUDIO),
     ):
         for name, (kind, kwargs) in table.items():
             out[name] = Entry(name, package, name, kind, kwargs)
@@ -423,7 +467,7 @@ def public_classes() -> list[str]:
     """``package.Name`` for every class exported by the metric packages."""
     names = []
     for package in ("classification", "regression", "aggregation", "wrappers", "nominal", "clustering",
-                    "segmentation", "retrieval", "text", "detection"):
+                    "segmentation", "retrieval", "text", "detection", "image", "audio"):
         module = importlib.import_module(f"lightning_metrics.{package}")
         names += [f"{package}.{n}" for n in module.__all__ if isinstance(getattr(module, n), type)]
     return names
@@ -510,6 +554,18 @@ def make_batch(kind: str, n: int, gen: torch.Generator, dtype: torch.dtype = tor
         preds = target.clone()
         preds[..., 0] = torch.where(rand(n, 4, 4) < 0.3, torch.randint(0, 3, (n, 4, 4), generator=gen), preds[..., 0] % 3)
         return preds, target
+    if kind in ("images", "gray_images", "vif_images", "image"):  # (n, C, H, W) in [0, 1]
+        channels, side = {"gray_images": (1, 16), "vif_images": (1, 41)}.get(kind, (3, 16))
+        target = rand(n, channels, side, side)
+        preds = (0.8 * target + 0.2 * rand(n, channels, side, side)).to(dtype)
+        return (preds,) if kind == "image" else (preds, target.to(dtype))
+    if kind == "pansharpening":  # fused (n, 3, 24, 24) and a dict of ms, pan, pan_lr
+        fused, pan = rand(n, 3, 24, 24).to(dtype), rand(n, 3, 24, 24).to(dtype)
+        return fused, {"ms": rand(n, 3, 12, 12).to(dtype), "pan": pan, "pan_lr": pan[..., ::2, ::2].contiguous()}
+    if kind in ("waves", "spectrograms"):  # (n, 2 speakers, 64 samples), or (n, 3, 4, 2) spectrograms
+        shape = (n, 2, 64) if kind == "waves" else (n, 3, 4, 2)
+        target = randn(*shape)
+        return (target.flip(1) + 0.5 * randn(*shape)).to(dtype), target.to(dtype)
     if kind == "multitask":
         reg_t = randn(n)
         preds = {"cls": rand(n).to(dtype), "reg": (reg_t + randn(n)).to(dtype)}

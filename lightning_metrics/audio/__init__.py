@@ -1,0 +1,38 @@
+"""Modular audio metrics (torchmetrics names and arguments), without downloaded models.
+
+Each is a mean over utterances (or mixtures): its state is a float64 sum and a count, whatever the
+number of batches.
+
+>>> import torch
+>>> from lightning_metrics.audio import ScaleInvariantSignalDistortionRatio
+>>> si_sdr = ScaleInvariantSignalDistortionRatio()
+>>> si_sdr.update(torch.tensor([2.5, 0.0, 2.0, 8.0]), torch.tensor([3.0, -0.5, 2.0, 7.0]))
+>>> si_sdr.compute()
+tensor(18.4030)
+
+PESQ, STOI, SRMR, DNSMOS and NISQA need external tools or network weights and are not offered:
+importing one says so; the torchmetrics object can be passed to ``MetricsCallback`` as it is.
+"""
+
+from lightning_metrics import _compat
+from lightning_metrics.audio.pit import PermutationInvariantTraining
+from lightning_metrics.audio.ratios import (
+    ComplexScaleInvariantSignalNoiseRatio,
+    ScaleInvariantSignalDistortionRatio,
+    ScaleInvariantSignalNoiseRatio,
+    SignalDistortionRatio,
+    SignalNoiseRatio,
+    SourceAggregatedSignalDistortionRatio,
+)
+
+__all__ = [
+    "ComplexScaleInvariantSignalNoiseRatio",
+    "PermutationInvariantTraining",
+    "ScaleInvariantSignalDistortionRatio",
+    "ScaleInvariantSignalNoiseRatio",
+    "SignalDistortionRatio",
+    "SignalNoiseRatio",
+    "SourceAggregatedSignalDistortionRatio",
+]
+
+__getattr__ = _compat.module_getattr(__name__)

@@ -1,0 +1,61 @@
+"""Modular image metrics (torchmetrics names and arguments), without downloaded models.
+
+Where the result is a mean or a sum over images (PSNR, SSIM, MS-SSIM, UQI, ERGAS, SAM, VIF, ...)
+the state is a few sums whose size does not grow with the number of batches; per-image values are
+kept only when asked for (``reduction="none"``, ``return_full_image``).
+
+>>> import torch
+>>> from lightning_metrics.image import PeakSignalNoiseRatio
+>>> psnr = PeakSignalNoiseRatio(data_range=1.0)
+>>> psnr.update(torch.tensor([0.0, 0.5]), torch.tensor([0.0, 1.0]))
+>>> psnr.compute()
+tensor(9.0309)
+
+The metrics that need network weights (FID, KID, IS, LPIPS, DISTS, MiFID, ARNIQA, perceptual path
+length) are not offered: importing one says so; the torchmetrics object can be passed to
+``MetricsCallback`` as it is.
+"""
+
+from lightning_metrics import _compat
+from lightning_metrics.image.correlation import (
+    SpatialCorrelationCoefficient,
+    TotalVariation,
+    VisualInformationFidelity,
+)
+from lightning_metrics.image.pansharpening import (
+    QualityWithNoReference,
+    SpatialDistortionIndex,
+    SpectralDistortionIndex,
+)
+from lightning_metrics.image.psnr import PeakSignalNoiseRatio, PeakSignalNoiseRatioWithBlockedEffect
+from lightning_metrics.image.spectral import (
+    ErrorRelativeGlobalDimensionlessSynthesis,
+    RelativeAverageSpectralError,
+    RootMeanSquaredErrorUsingSlidingWindow,
+    SpectralAngleMapper,
+)
+from lightning_metrics.image.structural import (
+    MultiScaleStructuralSimilarityIndexMeasure,
+    StructuralSimilarityIndexMeasure,
+    UniversalImageQualityIndex,
+)
+
+__all__ = [
+    "ErrorRelativeGlobalDimensionlessSynthesis",
+    "MultiScaleStructuralSimilarityIndexMeasure",
+    "PeakSignalNoiseRatio",
+    "PeakSignalNoiseRatioWithBlockedEffect",
+    "QualityWithNoReference",
+    "RelativeAverageSpectralError",
+    "RootMeanSquaredErrorUsingSlidingWindow",
+    "SpatialCorrelationCoefficient",
+    "SpatialDistortionIndex",
+    "SpectralAngleMapper",
+    "SpectralDistortionIndex",
+    "StructuralSimilarityIndexMeasure",
+    "TotalVariation",
+    "UniversalImageQualityIndex",
+    "VisualInformationFidelity",
+]
+
+__getattr__ = _compat.module_getattr(__name__)
