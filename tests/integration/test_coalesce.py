@@ -55,7 +55,7 @@ def test_buffer_keeps_batches_in_order_and_detached() -> None:
     assert buffer.add((torch.tensor([[0.5, 0.5]]), torch.tensor([1])), label=2)
     assert buffer.full  # max_batches
     seen: list = []
-    assert buffer.flush(lambda args, n: seen.append((args, n)))
+    assert buffer.flush(lambda args, n, label: seen.append((args, n)))
     ((joined, n),) = seen
     assert n == 3 and len(buffer) == 0
     torch.testing.assert_close(joined[0], torch.tensor([[0.2, 0.8], [0.6, 0.4], [0.9, 0.1], [0.5, 0.5]]))
@@ -268,8 +268,9 @@ def test_a_bad_batch_in_a_fit_fails_it_naming_the_batch(tmp_path: Path, coalesce
     with pytest.raises(ValueError, match="Argument `target` must hold values in") as error:
         trainer.fit(_BadTargetAt(3), loader(64, seed=0, batch_size=8))
     notes = "\n".join(getattr(error.value, "__notes__", []))
-    if hasattr(BaseException, "add_note"):  # Python 3.11+
-        assert ("batch_idx=3" in notes) == (coalesce > 1)
+    if hasattr(BaseException, "add_note"):  # Python 3.11+: the stage, dataloader, batch and metric, always
+        assert "'acc' (MulticlassAccuracy) of the 'train' metrics (dataloader 0) at batch_idx=3" in notes
+        assert ("waited in a buffer" in notes) == (coalesce > 1)
 
 
 class _MixinReadsMidEpoch(lm.MetricsMixin, RecordingModel):
