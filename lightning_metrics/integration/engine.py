@@ -202,10 +202,16 @@ class MetricsEngine(resume.EngineCheckpoints):
         self._keys: dict[str, tuple[str, ...]] = {}
         self._layouts: dict[str, tuple] = {}
         self._uses_keys = extract is None
+        self._key_errors: dict[str, ValueError] = {}  # default keys that do not fit: raised at their first use
         if self._uses_keys:
             specs = parse_inputs(inputs, preds_key, target_key, tracked)
             for stage, template in self.templates.items():
-                self._bind_keys(stage, template, specs[stage])
+                try:
+                    self._bind_keys(stage, template, specs[stage])
+                except ValueError as err:
+                    if inputs is not None:
+                        raise
+                    self._key_errors[stage] = err  # (metrics fed through `update_metrics` need no keys)
         self.step_stages = frozenset(step_stages)
         self.coalesce_batches, self.coalesce_bytes = coalesce_batches, coalesce_bytes
         self.router = Router(
@@ -337,7 +343,7 @@ class MetricsEngine(resume.EngineCheckpoints):
             self._train_batch, self._capture = batch_idx, None
         if deferred is None and plan is None and stage not in self.step_stages and stage not in self.loss_modes:
             # the common case, kept lean: it runs at every batch
-            if type(outputs) is dict and self._uses_keys:
+            if type(outputs) is dict and self._uses_keys and stage not in self._key_errors:
                 try:
                     record = tuple([outputs[key] for key in self._keys[stage]])
                 except KeyError:
@@ -445,6 +451,8 @@ class MetricsEngine(resume.EngineCheckpoints):
                     f"arguments such as {{'preds': ..., 'target': ..., 'indexes': ...}}, got {type(found).__name__}"
                 )
             return tuple(found), ("call", len(found), (), "`extract`", with_loss)
+        if stage in self._key_errors:
+            raise self._key_errors[stage]
         if isinstance(outputs, Mapping) and all(key in outputs for key in self._keys[stage]):
             return tuple(outputs[key] for key in self._keys[stage]), self._layouts[stage]
         raise self._missing_keys(stage, outputs)

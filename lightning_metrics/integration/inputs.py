@@ -192,7 +192,9 @@ class UpdateSignature:
         )
         named = None if var_kw else frozenset(p.name for p in params if p.kind in _NAMED)
         owner = "" if target is metric else f" (of the wrapped {type(target).__name__})"
-        return cls(None if var_pos else positional, named, required, f"update{inspect.signature(target.update)}{owner}")
+        plain = [p.replace(annotation=inspect.Parameter.empty) for p in params]
+        text = f"update{inspect.Signature(plain)}{owner}"
+        return cls(None if var_pos else positional, named, required, text)
 
 
 def _signature_owner(metric: Any) -> Any:

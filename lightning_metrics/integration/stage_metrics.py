@@ -208,7 +208,7 @@ class StageMetrics(nn.Module):
 
     def _describe(self, names: list[str], metric: Any) -> str:
         shared = f" (and {', '.join(repr(n) for n in names[1:])}, which share its update)" if len(names) > 1 else ""
-        return f"in the {self.where}, {names[0]!r} ({type(metric).__name__}){shared}"
+        return f"In the {self.where}, {names[0]!r} ({type(metric).__name__}){shared}"
 
     def _update(self, record: tuple, layout: Hashable, label: Any = None) -> None:
         plan = self._plans.get(layout) or self.plan(layout)
@@ -269,6 +269,8 @@ class StageMetrics(nn.Module):
         if buffer is None:
             self._update(record, layout, label)
             return
+        if layout not in self._plans:
+            self.plan(layout)  # inputs that do not fit the metrics fail now, not at the flush
         if buffer.batches and layout != self._buffered_layout:
             self.flush()
         if buffer.add(record, label):
