@@ -33,6 +33,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, MutableMapping, O
 import torch
 from torch import Tensor
 
+from lightning_metrics import distributed
 from lightning_metrics.integration import loss as step_loss
 from lightning_metrics.integration import resume
 from lightning_metrics.integration._packages import possible_user_warnings
@@ -236,6 +237,7 @@ class MetricsEngine(resume.EngineCheckpoints):
         self._capture: Optional[tuple] = None  # (batch_idx, outputs, batch) of a train batch not taken yet
         self._early: Optional[int] = None  # a train batch taken early (for a checkpoint in its end hooks)
         self._report: Optional[tuple] = None  # (collected values, epoch) while reporting a finished epoch
+        self._peer_stopped = False  # a sync met a rank that stopped on an exception
         self._warned: set = set()
         self._quiet_keys: set[str] = set()
         for stage in self.templates:  # the first dataloader's metrics now, not in the first batch of a run
@@ -428,9 +430,13 @@ class MetricsEngine(resume.EngineCheckpoints):
         """Say what happened when the epoch-end sync fails because another process is gone."""
         try:
             yield
+        except distributed.PeerStoppedError:
+            self._peer_stopped = True  # this rank's exception checkpoint must not try to merge either
+            raise
         except RuntimeError as err:
             if isinstance(err, MetricUserError) or not any(m in str(err) for m in _PEER_GONE):
                 raise
+            self._peer_stopped = True
             raise RuntimeError(
                 f"{self.owner}: the {metrics.where} could not be merged across processes at the epoch end on "
                 f"rank {trainer.global_rank}: another process stopped taking part (it most likely raised an "

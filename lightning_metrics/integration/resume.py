@@ -30,7 +30,15 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional
 
+from lightning_metrics import distributed
+
 MISMATCH_MODES = ("warn", "raise")
+
+
+def _device_of(store: Any) -> Any:
+    for metrics in store.values():
+        return metrics.device
+    return None
 
 
 def _counter(trainer: Any, *path: str) -> Optional[Any]:
@@ -157,7 +165,12 @@ class EngineCheckpoints:
         point = save_point(trainer)
         fingerprints = {}
         if trainer.world_size > 1 and getattr(trainer, "interrupted", False):
-            # stopping on an exception (OnExceptionCheckpoint): the other processes are not here to merge
+            # Stopping on an exception (OnExceptionCheckpoint): the other ranks are elsewhere, so there is
+            # no merge. A rank that raised first meets the others' next metric sync and tells them it stops
+            # (they fail saying so, then reach Lightning's barrier as it does); a rank failing because
+            # of that must not try again.
+            if not self._peer_stopped:
+                distributed.announce_stopping(_device_of(self.store), timeout=60.0)
             self._warn_once(("interrupted",), (
                 f"{self.owner}: the checkpoint written while the run stops on an exception holds no metric states "
                 "(merging them needs every process); a resume from it starts the interrupted epoch's metrics empty."

@@ -492,11 +492,13 @@ class StageMetrics(nn.Module):
                     if isinstance(module, Metric):
                         for state, default in module._defaults.items():
                             kind = module._reduction_kinds[state]
+                            where = f"{path}.{state}" if path else state
                             if isinstance(default, Tensor):
-                                layout.append(f"{path}.{state}:{kind}:{str(default.dtype)[6:]}{list(default.shape)}")
+                                layout.append(f"{where}={kind} {str(default.dtype)[6:]}{list(default.shape)}")
                             else:
-                                layout.append(f"{path}.{state}:{kind}:list")
-                out[name] = f"{type(metric).__qualname__}{distributed._spec_text(metric)} [{' '.join(layout)}]"
+                                layout.append(f"{where}={kind} list")
+                spec = distributed._spec_text(metric)
+                out[name] = f"{type(metric).__qualname__}({'' if spec == 'None' else spec}; {', '.join(layout)})"
         for name, metric in self._foreign:
             out[name or type(metric).__name__] = type(metric).__qualname__
         return out
