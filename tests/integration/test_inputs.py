@@ -9,6 +9,7 @@ groups; every value is checked against the metric fed the whole dataset at once.
 from __future__ import annotations
 
 import json
+import pickle
 import re
 import warnings
 from pathlib import Path
@@ -49,6 +50,10 @@ def _assert_values(found: dict[str, Any], expected: dict[str, float], prefix: st
             assert float(found[f"{prefix}{name}"]) == pytest.approx(value, rel=1e-6, abs=1e-7), f"{prefix}{name}"
 
 
+def _hits_inputs(outputs: dict[str, Any], batch: Any) -> dict[str, Any]:
+    return {"indexes": outputs["query"], "preds": outputs["scores"], "target": outputs["relevant"]}
+
+
 def test_every_kind_of_input_through_both_doors(tmp_path: Path) -> None:
     """Per-metric keys (positional and by parameter name), one stage-wide key sequence whose members
     take different numbers of inputs, a dict from ``extract``, coalesced or one update per batch."""
@@ -58,11 +63,11 @@ def test_every_kind_of_input_through_both_doors(tmp_path: Path) -> None:
         # BinaryAccuracy takes (preds, target), BinaryFairness (preds, target, groups): each gets its share
         lm.MetricsCallback({"bacc": BinaryAccuracy(), "bfair": BinaryFairness(num_groups=2)}, stages=("val",),
                            inputs=("probs", "binary", "groups"), separator="-"),
-        lm.MetricsCallback({"hits": TopHit()}, stages=("val",), separator="~",
-                           extract=lambda out, batch: {"indexes": out["query"], "preds": out["scores"],
-                                                       "target": out["relevant"]}),
+        lm.MetricsCallback({"hits": TopHit()}, stages=("val",), separator="~", extract=_hits_inputs),
     ]
-    model = KindsMixinModel()
+    # what ddp_spawn does to the callbacks and the module: the bound plans travel with them
+    callbacks = pickle.loads(pickle.dumps(callbacks))
+    model = pickle.loads(pickle.dumps(KindsMixinModel()))
     trainer = L.Trainer(callbacks=callbacks, **trainer_kwargs(tmp_path, max_epochs=1, logger=False))
     trainer.fit(model, loader(TRAIN), loader(VAL, seed=1))
     assert callbacks[0].engine.store["val_metrics"]._buffer is not None  # lists and dicts coalesce too
