@@ -38,7 +38,9 @@ from lightning_metrics.integration import loss as step_loss
 from lightning_metrics.integration import resume
 from lightning_metrics.integration._packages import possible_user_warnings
 from lightning_metrics.integration.coalesce import DEFAULT_MAX_BATCHES, DEFAULT_MAX_BYTES
-from lightning_metrics.integration.inputs import STAGES, join_keys, parse_inputs, supplied_by_keys
+from lightning_metrics.integration.inputs import (
+    STAGES, bind_keys, extracted_record, missing_keys_error, parse_inputs,
+)
 from lightning_metrics.integration.routing import ResultKind, RouteContext, Router, classify
 from lightning_metrics.integration.sampler import ShardPadding, leading_len, plan_padding, trim_batch
 from lightning_metrics.integration.stage_metrics import StageMetrics
@@ -55,14 +57,6 @@ Extract = Callable[[Any, Any], Union[Sequence[Any], Mapping[str, Any]]]
 
 def _is_per_stage(metrics: Any) -> bool:
     return isinstance(metrics, dict) and bool(metrics) and set(metrics) <= set(STAGES)
-
-
-def _describe_output(outputs: Any) -> str:
-    if outputs is None:
-        return "None (the step returned nothing)"
-    if isinstance(outputs, Mapping):
-        return f"a dict with keys {sorted(map(str, outputs))}"
-    return f"a {type(outputs).__name__}"
 
 
 class MetricsEngine(resume.EngineCheckpoints):
@@ -245,17 +239,7 @@ class MetricsEngine(resume.EngineCheckpoints):
 
     def _bind_keys(self, stage: str, template: StageMetrics, spec: Any) -> None:
         """The keys the stage reads from a step's output, and its metrics' bindings (errors now)."""
-        names = [n for n in template.names() if template.loss_metric is None or n != "loss"]
-        unknown = [name for name, _ in spec.per_metric if name not in names]
-        if unknown:
-            raise ValueError(f"Argument `inputs` names metrics {unknown} that the {stage!r} stage does not have: {names}")
-        used = [spec.spec_of(name) for name in names]
-        keys = tuple(dict.fromkeys(k for s in used for k in s.keys))
-        self._keys[stage] = keys
-        layout = self._layouts[stage] = ("keys", len(keys), stage, stage in self.loss_modes)
-        source = f"`inputs` (the step output's keys {join_keys(keys)})"
-        template.where = f"{stage!r} metrics"
-        template.plan(layout, lambda name: supplied_by_keys(spec.spec_of(name), keys, source))
+        self._keys[stage], self._layouts[stage] = bind_keys(template, stage, spec, stage in self.loss_modes)
 
     # ------------------------------------------------------------------ access
     @staticmethod
@@ -446,17 +430,8 @@ class MetricsEngine(resume.EngineCheckpoints):
     # ----------------------------------------------------------------- helpers
     def _extract(self, stage: str, outputs: Any, batch: Any) -> tuple[tuple, tuple]:
         """The record of a batch's metric inputs and its layout (see :mod:`.inputs`)."""
-        with_loss = stage in self.loss_modes
         if self.extract_fn is not None:
-            found = self.extract_fn(outputs, batch)
-            if isinstance(found, Mapping):
-                return tuple(found.values()), ("call", len(found), tuple(found), "`extract`", with_loss)
-            if not isinstance(found, (tuple, list)):
-                raise TypeError(
-                    f"{self.owner}: `extract` must return a tuple such as (preds, target) or a dict of keyword "
-                    f"arguments such as {{'preds': ..., 'target': ..., 'indexes': ...}}, got {type(found).__name__}"
-                )
-            return tuple(found), ("call", len(found), (), "`extract`", with_loss)
+            return extracted_record(self.extract_fn(outputs, batch), stage in self.loss_modes, self.owner)
         if stage in self._key_errors:
             raise self._key_errors[stage]
         if isinstance(outputs, Mapping) and all(key in outputs for key in self._keys[stage]):
@@ -464,14 +439,7 @@ class MetricsEngine(resume.EngineCheckpoints):
         raise self._missing_keys(stage, outputs)
 
     def _missing_keys(self, stage: str, outputs: Any) -> ValueError:
-        keys = self._keys[stage]
-        wanted = "{" + ", ".join(f"{k!r}: ..." for k in keys) + "}"
-        return ValueError(
-            f"{self.owner}: the {stage!r} metrics look for the keys {join_keys(keys)} in what "
-            f"`{STEP_OF_STAGE[stage]}` returns, but it returned {_describe_output(outputs)}. Return "
-            f"{wanted} from the step, set `inputs` (or `preds_key`/`target_key`), "
-            "or pass `extract=callable(outputs, batch) -> (preds, target)`."
-        )
+        return missing_keys_error(self.owner, stage, STEP_OF_STAGE[stage], self._keys[stage], outputs)
 
     def _plan(self, trainer: Any, stage: str, dataloader_idx: int) -> Optional[ShardPadding]:
         if trainer.world_size <= 1 or not self.correct_padding:

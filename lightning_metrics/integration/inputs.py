@@ -256,3 +256,49 @@ def join_keys(keys: Sequence[str]) -> str:
     """
     quoted = [repr(k) for k in keys]
     return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
+
+
+# ------------------------------------------------------------- the engine's reads
+def describe_output(outputs: Any) -> str:
+    """What a step returned, for messages."""
+    if outputs is None:
+        return "None (the step returned nothing)"
+    if isinstance(outputs, Mapping):
+        return f"a dict with keys {sorted(map(str, outputs))}"
+    return f"a {type(outputs).__name__}"
+
+
+def bind_keys(template: Any, stage: str, spec: StageInputs, with_loss: bool) -> tuple[tuple[str, ...], tuple]:
+    """The output keys a stage reads and the layout of their records; binds ``template``'s metrics
+    (a :class:`~.stage_metrics.StageMetrics`) to them, so a misfit raises now."""
+    names = [n for n in template.names() if template.loss_metric is None or n != "loss"]
+    unknown = [name for name, _ in spec.per_metric if name not in names]
+    if unknown:
+        raise ValueError(f"Argument `inputs` names metrics {unknown} that the {stage!r} stage does not have: {names}")
+    keys = tuple(dict.fromkeys(k for name in names for k in spec.spec_of(name).keys))
+    layout = ("keys", len(keys), stage, with_loss)
+    source = f"`inputs` (the step output's keys {join_keys(keys)})"
+    template.where = f"{stage!r} metrics"
+    template.plan(layout, lambda name: supplied_by_keys(spec.spec_of(name), keys, source))
+    return keys, layout
+
+
+def extracted_record(found: Any, with_loss: bool, owner: str) -> tuple[tuple, tuple]:
+    """The record and layout of what ``extract`` returned: a tuple (positional) or a dict (keywords)."""
+    if isinstance(found, Mapping):
+        return tuple(found.values()), ("call", len(found), tuple(found), "`extract`", with_loss)
+    if not isinstance(found, (tuple, list)):
+        raise TypeError(
+            f"{owner}: `extract` must return a tuple such as (preds, target) or a dict of keyword "
+            f"arguments such as {{'preds': ..., 'target': ..., 'indexes': ...}}, got {type(found).__name__}"
+        )
+    return tuple(found), ("call", len(found), (), "`extract`", with_loss)
+
+
+def missing_keys_error(owner: str, stage: str, step: str, keys: Sequence[str], outputs: Any) -> ValueError:
+    wanted = "{" + ", ".join(f"{k!r}: ..." for k in keys) + "}"
+    return ValueError(
+        f"{owner}: the {stage!r} metrics look for the keys {join_keys(keys)} in what `{step}` returns, but it "
+        f"returned {describe_output(outputs)}. Return {wanted} from the step, set `inputs` (or "
+        "`preds_key`/`target_key`), or pass `extract=callable(outputs, batch) -> (preds, target)`."
+    )

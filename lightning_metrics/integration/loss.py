@@ -22,6 +22,7 @@ from typing import Any, Mapping, Optional
 import torch
 from torch import Tensor
 
+from lightning_metrics.integration.inputs import describe_output
 from lightning_metrics.metric import Metric
 
 MODES = ("sample", "batch")
@@ -162,7 +163,7 @@ def batch_loss_inputs(outputs: Any, batch: Any, mode: str, size: Optional[int], 
     if loss is None:
         raise ValueError(
             f"{where}: track_loss={mode!r} reads the loss from what the step returns (its {NAME!r}, or the "
-            f"tensor itself), but it returned {_describe(outputs)}; return the loss, or leave the stage out "
+            f"tensor itself), but it returned {describe_output(outputs)}; return the loss, or leave the stage out "
             "of `track_loss`."
         )
     try:
@@ -173,14 +174,6 @@ def batch_loss_inputs(outputs: Any, batch: Any, mode: str, size: Optional[int], 
         zero = torch.zeros(1, dtype=torch.float64, device=torch.as_tensor(loss).device)
         return zero, zero
     return inputs
-
-
-def _describe(outputs: Any) -> str:
-    if outputs is None:
-        return "None"
-    if isinstance(outputs, Mapping):
-        return f"a dict with keys {sorted(map(str, outputs))}"
-    return f"a {type(outputs).__name__}"
 
 
 def add_loss_metric(template: Any, owner: str, stage: str) -> None:
