@@ -7,6 +7,7 @@ from typing import Any, Optional, Sequence, Union
 from torch import nn
 
 from lightning_metrics.integration._packages import callback_bases
+from lightning_metrics.integration.callback import _UNUSED_BATCH_HOOKS
 from lightning_metrics.integration.coalesce import DEFAULT_MAX_BATCHES
 from lightning_metrics.integration.engine import MetricsEngine
 from lightning_metrics.integration.loggers import plot_sinks
@@ -191,6 +192,12 @@ class MetricsMixin:
 class _TrainOutputCapture(*callback_bases()):  # type: ignore[misc]
     """Keeps a train batch's output for the mixin until the module's batch-end hook takes it, so that
     a checkpoint written by a later callback in ``on_train_batch_end`` holds that batch."""
+
+    def __init__(self) -> None:
+        # Lightning calls every callback's hooks around every batch but skips what is not callable:
+        # this callback needs one hook, the others would cost a call each per batch
+        for hook in (*_UNUSED_BATCH_HOOKS, "on_validation_batch_end", "on_test_batch_end"):
+            setattr(self, hook, None)
 
     def on_train_batch_end(self, trainer: Any, pl_module: Any, outputs: Any, batch: Any, batch_idx: int) -> None:
         if isinstance(pl_module, MetricsMixin):
