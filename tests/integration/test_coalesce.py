@@ -80,6 +80,22 @@ def test_buffer_refuses_batches_it_cannot_join(second: tuple) -> None:
     assert len(buffer) == 1
 
 
+def test_buffer_joins_lists_tuples_and_dicts_and_refuses_what_it_cannot_join() -> None:
+    buffer = BatchBuffer()
+    first = ([{"boxes": torch.ones(2, 4)}], ("a cat",), [["a cat", "the cat"]], {"scores": torch.tensor([0.5])})
+    second = ([{"boxes": torch.ones(1, 4)}, {"boxes": torch.ones(0, 4)}], ("a dog", "a cow"), [["dog"], ["cow"]],
+              {"scores": torch.tensor([0.1, 0.9])})
+    assert buffer.add(first) and buffer.add(second)
+    assert not buffer.add((first[0], "a string", first[2], first[3]))  # a string is not per sample: alone
+    assert not buffer.add((first[0], first[1], first[2], {"other": torch.tensor([1.0])}))  # other dict keys
+    seen: list = []
+    assert buffer.flush(lambda args, n, label: seen.append((args, n)))
+    ((boxes, texts, references, scores), n), = seen
+    assert n == 2 and [b["boxes"].shape[0] for b in boxes] == [2, 1, 0]
+    assert texts == ("a cat", "a dog", "a cow") and references == [["a cat", "the cat"], ["dog"], ["cow"]]
+    assert scores["scores"].tolist() == pytest.approx([0.5, 0.1, 0.9])
+
+
 def test_buffer_is_full_at_its_byte_limit() -> None:
     buffer = BatchBuffer(max_batches=100, max_bytes=1000)
     buffer.add((torch.zeros(50, dtype=torch.float32),))  # 200 bytes
