@@ -4,7 +4,8 @@ All states of many metrics travel together, so the number of collective calls do
 with the number of metrics:
 
 1. one ``all_gather`` of a fingerprint of the state layout, so ranks holding different metrics
-   (other keys, another ``num_classes``) fail with a clear error instead of hanging;
+   (other keys, another ``num_classes``) fail with a clear error instead of hanging (and a rank
+   that stops on an exception can say so instead, see :func:`announce_stopping`);
 2. one ``all_reduce`` per (operation, dtype) for ``sum``/``mean``/``max``/``min`` tensor states,
    packed into a flat buffer;
 3. for ``cat``/``None``/callable states: one ``all_gather`` of the sizes and shapes of every
@@ -51,6 +52,11 @@ _REDUCE_OPS = {"sum": "SUM", "mean": "SUM", "max": "MAX", "min": "MIN"}
 _WIRE_DTYPE = {torch.bool: torch.uint8, torch.int16: torch.int32}
 SYNC_TIMEOUT_ENV = "LIGHTNING_METRICS_SYNC_TIMEOUT"
 _sync_timeout: Optional[float] = None
+STOPPING = -1  # sent instead of a layout fingerprint (never negative) by a rank that stops on an exception
+
+
+class PeerStoppedError(RuntimeError):
+    """A metric sync met a rank that is stopping on an exception (see :func:`announce_stopping`)."""
 
 
 def set_sync_timeout(seconds: Optional[float]) -> None:
@@ -244,11 +250,35 @@ def _fingerprint(metrics: Sequence["Metric"], packed: list, gathered: list, tag:
     return int.from_bytes(digest, "little") & ((1 << 62) - 1)
 
 
+def announce_stopping(device: Any = None, group: Optional[Any] = None, timeout: float = 60.0) -> bool:
+    """From a rank that stops on an exception (e.g. while it writes an exception checkpoint): take part
+    in the other ranks' next metric sync with :data:`STOPPING` instead of a layout fingerprint, so
+    that they raise :class:`PeerStoppedError` saying so, instead of waiting for this rank or blaming
+    the metrics. Returns whether they joined within ``timeout`` seconds.
+    """
+    if world_size(group) == 1:
+        return True
+    out = [torch.empty(1, dtype=torch.int64, device=device) for _ in range(dist.get_world_size(group))]
+    work = dist.all_gather(out, torch.tensor([STOPPING], dtype=torch.int64, device=device), group=group, async_op=True)
+    try:
+        work.wait(timeout=datetime.timedelta(seconds=timeout))
+    except RuntimeError:
+        return False
+    return True
+
+
 def _check_same_layout(metrics: Sequence["Metric"], packed: list, gathered: list, device: torch.device,
                        group: Optional[Any], tag: Hashable = None) -> None:
     local = _fingerprint(metrics, packed, gathered, tag)
     prints = _first_all_gather(torch.tensor([local], dtype=torch.int64, device=device), group, metrics)
     values = [int(p.item()) for p in prints]
+    stopped = [rank for rank, value in enumerate(values) if value == STOPPING]
+    if stopped:
+        raise PeerStoppedError(
+            f"Metric sync on rank {dist.get_rank(group)}: rank {', '.join(map(str, stopped))} stopped on an "
+            "exception (its traceback is the first error of the job), so the metric states cannot be merged; "
+            "nothing is wrong with the metrics."
+        )
     if len(set(values)) > 1:
         names = ", ".join(sorted({type(m).__name__ for m in metrics}))
         raise RuntimeError(

@@ -39,13 +39,29 @@ class MetricsCallback(*_BASES):  # type: ignore[misc]
     ``DistributedSampler`` padding is dropped), checkpointed with the states merged across
     ranks. See :class:`~lightning_metrics.integration.engine.MetricsEngine` for the arguments.
 
+    Metrics with other inputs (retrieval's ``indexes``, detection's lists of dicts, text's lists
+    of strings, fairness' ``groups``) read them from the step output by name:
+    ``inputs=("preds", "target", "indexes")`` passes those keys positionally, a mapping from
+    ``update``'s parameter names to output keys passes keyword arguments, and ``extract`` may
+    return a tuple or a dict. In a collection each metric gets what its ``update`` takes (an
+    accuracy beside a retrieval metric gets ``(preds, target)``). ``track_loss="sample"`` logs
+    the step's loss as ``"{stage}/loss"``, the mean per sample (``"batch"``: per batch).
+
+    Resuming is exact wherever Lightning writes a checkpoint (a batch's end, the last batch of an
+    epoch, inside validation, an epoch's end): the train states Lightning does not replay are
+    restored, an epoch that Lightning will not finish is reported when the fit starts, and a
+    partly run evaluation is dropped (Lightning runs it again or skips it). States written by
+    other metrics are not applied: a warning says what differs (``checkpoint_mismatch="raise"``
+    raises). See :mod:`lightning_metrics.integration.resume`.
+
     Non-scalar results (confusion matrices, curves, per-class bars, reliability diagrams) go to
     the trainer's loggers as images, text and files; ``plots`` sets how often: ``True`` (every
     epoch), an int N (every N epochs), ``"end"`` (only ``trainer.validate``/``test``), ``False``,
     or a :class:`~lightning_metrics.integration.loggers.LoggerSink` for more options.
 
     ``track_best`` logs the best value so far and its epoch (``"val/f1_best"``,
-    ``"val/f1_best_epoch"``) and keeps them in the checkpoint; ``confidence_intervals`` logs
+    ``"val/f1_best_epoch"``; names without a stage are val results, ``"test/acc"`` tracks the
+    test stage) and keeps them in the checkpoint; ``confidence_intervals`` logs
     bootstrap intervals over the pooled statistic (``"val/f1_ci_low"``, ``"val/f1_ci_high"``),
     drawn with the value in one TensorBoard margin chart, for the ``ci_stages`` (by default val
     and test: every batch updates ``ci_bootstraps`` replicates). See :mod:`.tracking`.
@@ -74,6 +90,7 @@ class MetricsCallback(*_BASES):  # type: ignore[misc]
         *,
         preds_key: str = "preds",
         target_key: str = "target",
+        inputs: Any = None,
         extract: Optional[Extract] = None,
         separator: str = "/",
         prog_bar: Union[bool, Sequence[str]] = False,
@@ -88,14 +105,16 @@ class MetricsCallback(*_BASES):  # type: ignore[misc]
         ci_seed: int = 0,
         ci_stages: Sequence[str] = ("val", "test"),
         coalesce_batches: int = DEFAULT_MAX_BATCHES,
+        track_loss: Any = False,
+        checkpoint_mismatch: str = "warn",
     ) -> None:
         self.engine = MetricsEngine(
-            metrics, stages, preds_key=preds_key, target_key=target_key, extract=extract,
+            metrics, stages, preds_key=preds_key, target_key=target_key, inputs=inputs, extract=extract,
             separator=separator, prog_bar=prog_bar, log_on_step=log_on_step,
             class_names=class_names, sinks=[*sinks, *plot_sinks(plots)], owner=type(self).__name__,
             track_best=track_best, confidence_intervals=confidence_intervals, ci_level=ci_level,
             ci_bootstraps=ci_bootstraps, ci_seed=ci_seed, ci_stages=ci_stages,
-            coalesce_batches=coalesce_batches,
+            coalesce_batches=coalesce_batches, track_loss=track_loss, checkpoint_mismatch=checkpoint_mismatch,
         )
         self._trainer: Optional["pl.Trainer"] = None
         for hook in _UNUSED_BATCH_HOOKS:
@@ -129,6 +148,10 @@ class MetricsCallback(*_BASES):  # type: ignore[misc]
     def setup(self, trainer: "pl.Trainer", pl_module: "pl.LightningModule", stage: str) -> None:
         self._trainer = trainer
         self.engine.setup()
+
+    @override
+    def on_train_start(self, trainer: "pl.Trainer", pl_module: "pl.LightningModule") -> None:
+        self.engine.resume(trainer)  # a resumed fit: restore or report the checkpoint's train states
 
     @override
     def on_train_batch_end(

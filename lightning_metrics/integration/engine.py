@@ -3,11 +3,14 @@
 Both doors forward Lightning's hooks here. Per stage (``train``, ``val``, ``test``) and per
 dataloader the engine keeps a clone of the user's metrics and:
 
-- on each batch end, reads ``(preds, target)`` from the step output (or ``extract``), drops the
-  ``DistributedSampler`` padding (see :mod:`.sampler`) and calls ``update`` once (``forward``
-  instead when step values are logged, which gives the batch value from the same update);
-  when every metric of the stage is additive, up to ``coalesce_batches`` small batches are
-  buffered and updated together instead (see :mod:`.coalesce`);
+- on each batch end, reads the metric inputs from the step output (the keys of ``inputs``,
+  ``extract``, or ``update_metrics``; each metric gets what its ``update`` takes, see
+  :mod:`.inputs`), drops the ``DistributedSampler`` padding from every kind of input (see
+  :mod:`.sampler`) and calls ``update`` once (``forward`` instead when step values are logged,
+  which gives the batch value from the same update); when every metric of the stage is
+  additive, up to ``coalesce_batches`` small batches are buffered and updated together instead
+  (see :mod:`.coalesce`); with ``track_loss`` the step's loss joins as the metric ``loss``
+  (see :mod:`.loss`);
 - on each epoch end, computes every dataloader's metrics once (one fused sync per collection),
   routes the results (:mod:`.routing`: scalars to ``pl_module.log``, the rest to sinks) and
   resets them.
@@ -15,47 +18,48 @@ dataloader the engine keeps a clone of the user's metrics and:
 Sanity-check batches are ignored and nothing is logged for them. Scalars are logged on every
 rank with ``sync_dist=False``: they are computed from synced states, so they are already equal
 on all ranks, and ``ModelCheckpoint``/``EarlyStopping`` see the same value everywhere.
+Checkpoints hold the states merged across ranks; a resumed fit restores exactly what Lightning
+does not replay (see :mod:`.resume`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import warnings
 from copy import deepcopy
-from typing import Any, Callable, Iterable, Mapping, MutableMapping, Optional, Sequence, Union
+from typing import Any, Callable, Iterable, Iterator, Mapping, MutableMapping, Optional, Sequence, Union
 
 import torch
 from torch import Tensor
 
+from lightning_metrics import distributed
+from lightning_metrics.integration import loss as step_loss
+from lightning_metrics.integration import resume
 from lightning_metrics.integration._packages import possible_user_warnings
 from lightning_metrics.integration.coalesce import DEFAULT_MAX_BATCHES, DEFAULT_MAX_BYTES
+from lightning_metrics.integration.inputs import (
+    STAGES, bind_keys, extracted_record, missing_keys_error, parse_inputs,
+)
 from lightning_metrics.integration.routing import ResultKind, RouteContext, Router, classify
 from lightning_metrics.integration.sampler import ShardPadding, leading_len, plan_padding, trim_batch
 from lightning_metrics.integration.stage_metrics import StageMetrics
 from lightning_metrics.integration.tracking import Names, Tracking, find_metric
+from lightning_metrics.metric import MetricUserError
 from lightning_metrics.utilities.checks import check_choice, check_type
 
-STAGES = ("train", "val", "test")
 # the Lightning hook prefix of each stage: on_{hook}_batch_end, on_{hook}_epoch_end
 HOOK_OF_STAGE = {"train": "train", "val": "validation", "test": "test"}
 STEP_OF_STAGE = {"train": "training_step", "val": "validation_step", "test": "test_step"}
 
-Extract = Callable[[Any, Any], Sequence[Any]]
+Extract = Callable[[Any, Any], Union[Sequence[Any], Mapping[str, Any]]]
 
 
 def _is_per_stage(metrics: Any) -> bool:
     return isinstance(metrics, dict) and bool(metrics) and set(metrics) <= set(STAGES)
 
 
-def _describe_output(outputs: Any) -> str:
-    if outputs is None:
-        return "None (the step returned nothing)"
-    if isinstance(outputs, Mapping):
-        return f"a dict with keys {sorted(map(str, outputs))}"
-    return f"a {type(outputs).__name__}"
-
-
-class MetricsEngine:
+class MetricsEngine(resume.EngineCheckpoints):
     """Update/compute/log/reset per stage and dataloader; see the module docstring.
 
     Args:
@@ -63,7 +67,13 @@ class MetricsEngine:
             a dict from stage name to such metrics.
         stages: the stages to track; defaults to all three (or to the keys of a per-stage dict).
         preds_key / target_key: where to find predictions and targets in a step's output dict.
-        extract: ``callable(outputs, batch) -> (preds, target)``; replaces the key lookup.
+        inputs: the keys of the metric inputs in a step's output dict, for metrics that take
+            other inputs than ``(preds, target)``: a sequence of keys passed positionally
+            (``("preds", "target", "indexes")``), a mapping from ``update`` parameter names to keys
+            (keyword arguments), or a dict of those per stage or per metric name. Each metric
+            gets what its ``update`` takes (see :mod:`.inputs`). Default ``(preds_key, target_key)``.
+        extract: ``callable(outputs, batch)`` returning the metric inputs as a tuple (positional)
+            or a dict (keyword arguments); replaces the key lookup.
         separator: between stage and name in logged keys (``"val/f1"``).
         prog_bar: show every scalar in the progress bar, or only the listed names.
         log_on_step: also log the batch values (``"train/acc_step"``) for these stages
@@ -73,8 +83,14 @@ class MetricsEngine:
         store: where the per-stage clones live (the mixin passes an ``nn.ModuleDict``).
         owner: the name used in messages.
         track_best: log ``"{stage}/{name}_best"`` and ``"{stage}/{name}_best_epoch"`` for these
-            result names (``True``: all; a dict gives ``"max"``/``"min"`` per name), by the
-            metric's ``higher_is_better``; see :mod:`.tracking`.
+            result names, by the metric's ``higher_is_better``: ``"val/f1"``, ``"test/acc"``, or a
+            bare name for the val stage (``True``: every val scalar; a dict gives ``"max"``/``"min"``
+            per name); see :mod:`.tracking`.
+        track_loss: log the step's ``loss`` per stage as ``"{stage}/loss"``: ``"sample"`` (or
+            ``True``), the mean per sample, each batch weighted by its size (exact under DDP);
+            ``"batch"``, the mean of the batch losses; or a dict per stage. See :mod:`.loss`.
+        checkpoint_mismatch: what a checkpoint whose states were written by other metrics does
+            (``"warn"``: warn once and start those metrics empty; ``"raise"``); see :mod:`.resume`.
         confidence_intervals: log ``"{stage}/{name}_ci_low"``/``"_ci_high"`` for these metrics
             (``True``: all of ours), a bootstrap over the pooled statistic at ``ci_level`` with
             ``ci_bootstraps`` replicates, resampled from seed ``ci_seed`` (plus the rank), for the
@@ -101,6 +117,7 @@ class MetricsEngine:
         *,
         preds_key: str = "preds",
         target_key: str = "target",
+        inputs: Any = None,
         extract: Optional[Extract] = None,
         separator: str = "/",
         prog_bar: Union[bool, Sequence[str]] = False,
@@ -117,6 +134,8 @@ class MetricsEngine:
         ci_stages: Sequence[str] = ("val", "test"),
         coalesce_batches: int = DEFAULT_MAX_BATCHES,
         coalesce_bytes: int = DEFAULT_MAX_BYTES,
+        track_loss: Any = False,
+        checkpoint_mismatch: str = "warn",
     ) -> None:
         per_stage = _is_per_stage(metrics)
         if stages is None:
@@ -132,6 +151,9 @@ class MetricsEngine:
             raise ValueError(f"Argument `separator` must be a non-empty string, got {separator!r}")
         if extract is not None and not callable(extract):
             raise TypeError(f"Argument `extract` must be callable(outputs, batch) or None, got {extract!r}")
+        if extract is not None and inputs is not None:
+            raise ValueError("Arguments `inputs` and `extract` both say where the metric inputs are: pass one of them")
+        check_choice("checkpoint_mismatch", checkpoint_mismatch, resume.MISMATCH_MODES)
         if not isinstance(prog_bar, bool) and (
             isinstance(prog_bar, str) or not all(isinstance(p, str) for p in prog_bar)
         ):
@@ -149,26 +171,44 @@ class MetricsEngine:
         self.tracking = Tracking(
             track_best, confidence_intervals, ci_level, ci_bootstraps, ci_seed, ci_stages, separator
         )
+        tracked = tuple(s for s in self.stages if not per_stage or s in metrics)
+        self.loss_modes = step_loss.parse_track_loss(track_loss, tracked)
         self.templates: dict[str, StageMetrics] = {}
-        shared: dict[tuple[int, bool], StageMetrics] = {}
-        for stage in self.stages:
-            if per_stage and stage not in metrics:
-                continue
+        shared: dict[tuple[int, bool, bool], StageMetrics] = {}
+        for stage in tracked:
             source = metrics[stage] if per_stage else metrics
             # Pristine templates, never updated: per-dataloader clones are copied from them. Stages
-            # given the same metrics share one, unless only some of them get bootstrap replicates.
-            key = (id(source), self.tracking.resamples(stage))
+            # given the same metrics share one, unless only some of them get bootstrap replicates
+            # or the loss.
+            key = (id(source), self.tracking.resamples(stage), stage in self.loss_modes)
             if key not in shared:
                 shared[key] = deepcopy(StageMetrics.build(source))
                 self.tracking.prepare(shared[key].native, owner, stage)  # multitask names, bootstrap replicates
+                if stage in self.loss_modes:
+                    step_loss.add_loss_metric(shared[key], owner, stage)
             else:
                 self.tracking.prepare(None, owner, stage)  # (its template is prepared already)
             self.templates[stage] = shared[key]
         self.tracking.check_found(owner, [n for t in self.templates.values() for n in t.names()])
         self.preds_key, self.target_key, self.extract_fn = preds_key, target_key, extract
+        self.owner = owner
+        self.checkpoint_mismatch = checkpoint_mismatch
+        # the keys read from the step output per stage, and the layout of the records they make
+        self._keys: dict[str, tuple[str, ...]] = {}
+        self._layouts: dict[str, tuple] = {}
+        self._uses_keys = extract is None
+        self._key_errors: dict[str, ValueError] = {}  # default keys that do not fit: raised at their first use
+        if self._uses_keys:
+            specs = parse_inputs(inputs, preds_key, target_key, tracked)
+            for stage, template in self.templates.items():
+                try:
+                    self._bind_keys(stage, template, specs[stage])
+                except ValueError as err:
+                    if inputs is not None:
+                        raise
+                    self._key_errors[stage] = err  # (metrics fed through `update_metrics` need no keys)
         self.step_stages = frozenset(step_stages)
         self.coalesce_batches, self.coalesce_bytes = coalesce_batches, coalesce_bytes
-        self.owner = owner
         self.router = Router(
             separator=separator,
             class_names=list(class_names) if class_names is not None else None,
@@ -185,10 +225,21 @@ class MetricsEngine:
         self._active: dict[tuple[str, int], tuple[StageMetrics, Optional[ShardPadding]]] = {}
         self._deferred: dict[str, list[tuple]] = {}
         self._pending_load: dict[str, Any] = {}
+        self._pending_skip: dict[str, frozenset] = {}  # metrics whose checkpoint states are not theirs
+        self._save_point: Optional[dict[str, Any]] = None  # of the loaded checkpoint
+        self._train_batch: Optional[int] = None  # the last train batch the metrics took
+        self._capture: Optional[tuple] = None  # (batch_idx, outputs, batch) of a train batch not taken yet
+        self._early: Optional[int] = None  # a train batch taken early (for a checkpoint in its end hooks)
+        self._report: Optional[tuple] = None  # (collected values, epoch) while reporting a finished epoch
+        self._peer_stopped = False  # a sync met a rank that stopped on an exception
         self._warned: set = set()
         self._quiet_keys: set[str] = set()
         for stage in self.templates:  # the first dataloader's metrics now, not in the first batch of a run
             self.metrics_for(stage, 0)
+
+    def _bind_keys(self, stage: str, template: StageMetrics, spec: Any) -> None:
+        """The keys the stage reads from a step's output, and its metrics' bindings (errors now)."""
+        self._keys[stage], self._layouts[stage] = bind_keys(template, stage, spec, stage in self.loss_modes)
 
     # ------------------------------------------------------------------ access
     @staticmethod
@@ -209,15 +260,19 @@ class MetricsEngine:
         metrics = self.store[key] if key in self.store else None
         if metrics is None:
             metrics = deepcopy(self.templates[stage])
+            metrics.where = f"{stage!r} metrics (dataloader {dataloader_idx})"
             self.store[key] = metrics
             # step values need forward at every batch: nothing to coalesce there
             metrics.coalesce(1 if stage in self.step_stages else self.coalesce_batches, self.coalesce_bytes)
         if device is not None and metrics.device != device:
             metrics.to_device(device)
         if key in self._pending_load:
-            state = self._pending_load.pop(key)
-            if trainer is None or trainer.global_rank == 0:  # the merged state lives on rank zero only
-                metrics.load_merged_state(state)
+            if trainer is None:  # restored by hand (no run): take the states as they are
+                metrics.load_merged_state(self._pending_load.pop(key), self._pending_skip.get(key, frozenset()))
+            elif stage != "train":
+                del self._pending_load[key]  # an evaluation is never resumed: its partial states are not applied
+            else:
+                self.resume(trainer)
         return metrics
 
     def names(self) -> dict[str, list[str]]:
@@ -233,19 +288,34 @@ class MetricsEngine:
         self._active.clear()
         self._deferred.clear()
         self.results.clear()
+        self._pending_load.clear()
+        self._train_batch = self._capture = self._early = None
 
-    def defer_update(self, stage: str, args: tuple) -> None:
-        """Record ``args`` for ``update`` at this batch's end (where ``batch_idx`` is known)."""
+    def capture(self, outputs: Any, batch: Any, batch_idx: int) -> None:
+        """Keep a train batch's output until the batch-end hook takes it (the mixin: a checkpoint
+        written by a callback in that batch's ``on_train_batch_end`` then includes it)."""
+        self._capture = (batch_idx, outputs, batch)
+
+    def defer_update(self, stage: str, args: tuple, kwargs: Optional[dict] = None) -> None:
+        """Record ``args`` (and ``kwargs``) for ``update`` at this batch's end (where ``batch_idx`` is known)."""
         check_choice("stage", stage, STAGES)
         if stage not in self.templates:
             raise ValueError(f"Argument `stage`: no metrics are configured for {stage!r}; tracked: {list(self.templates)}")
-        self._deferred.setdefault(stage, []).append(args)
+        kwargs = kwargs or {}
+        layout = ("call", len(args) + len(kwargs), tuple(kwargs), "`update_metrics`", stage in self.loss_modes)
+        self._deferred.setdefault(stage, []).append(((*args, *kwargs.values()), layout))
 
     def batch_end(
         self, trainer: Any, pl_module: Any, stage: str, outputs: Any, batch: Any, batch_idx: int, dataloader_idx: int = 0
     ) -> None:
         """Update the stage's metrics with one batch (nothing during the sanity check)."""
         deferred = self._deferred.pop(stage, None) if self._deferred else None
+        if stage == "train" and self._early is not None:
+            self._capture = None
+            if self._early == batch_idx:  # taken already, for a checkpoint written in this batch's end hooks
+                self._early = None
+                return
+            self._early = None
         active = self._active.get((stage, dataloader_idx))
         if active is None:
             # resolved once per epoch, never during the sanity check (so an entry means "not sanity
@@ -255,27 +325,41 @@ class MetricsEngine:
             metrics = self.metrics_for(stage, dataloader_idx, trainer, pl_module.device)
             active = self._active[(stage, dataloader_idx)] = (metrics, self._plan(trainer, stage, dataloader_idx))
         metrics, plan = active
-        if deferred is None and plan is None and stage not in self.step_stages:
+        if stage == "train":
+            self._train_batch, self._capture = batch_idx, None
+        if deferred is None and plan is None and stage not in self.step_stages and stage not in self.loss_modes:
             # the common case, kept lean: it runs at every batch
-            preds, target = self.preds_key, self.target_key
-            if self.extract_fn is None and type(outputs) is dict and preds in outputs and target in outputs:
-                metrics.push((outputs[preds], outputs[target]), batch_idx)
+            if type(outputs) is dict and self._uses_keys and stage not in self._key_errors:
+                try:
+                    record = tuple([outputs[key] for key in self._keys[stage]])
+                except KeyError:
+                    raise self._missing_keys(stage, outputs) from None
+                metrics.push(record, batch_idx, self._layouts[stage])
             else:
-                metrics.push(self._extract(stage, outputs, batch), batch_idx)
+                record, layout = self._extract(stage, outputs, batch)
+                metrics.push(record, batch_idx, layout)
             return
         batches = deferred if deferred is not None else (self._extract(stage, outputs, batch),)
         step_values = stage in self.step_stages
-        for args in batches:
+        for record, layout in batches:
             if plan is not None:
-                args = self._drop_padding(plan, stage, dataloader_idx, batch_idx, args)
-                if args is None:
+                record = self._drop_padding(plan, stage, dataloader_idx, batch_idx, record)
+                if record is None:
                     continue
+            if stage in self.loss_modes:
+                if plan is not None:
+                    size, keep = plan.batch_len(batch_idx), plan.keep(batch_idx, plan.batch_len(batch_idx))
+                else:
+                    size, keep = leading_len(record) or step_loss.batch_size(batch), None
+                where = f"{self.owner} ({STEP_OF_STAGE[stage]}, batch_idx={batch_idx})"
+                record += step_loss.batch_loss_inputs(outputs, batch, self.loss_modes[stage], size, keep, where)
             if step_values:
                 # forward computes the batch value with gradients on: never keep the step's graph
-                args = tuple(a.detach() if isinstance(a, Tensor) else a for a in args)
-                self._log_step_values(pl_module, stage, dataloader_idx, trainer, metrics.forward(*args))
+                record = tuple(a.detach() if isinstance(a, Tensor) else a for a in record)
+                values = metrics.forward_record(record, layout, batch_idx)
+                self._log_step_values(pl_module, stage, dataloader_idx, trainer, values)
             else:
-                metrics.push(args, batch_idx)  # update now or buffer (coalescing); never records a graph
+                metrics.push(record, batch_idx, layout)  # update now or buffer (coalescing); never records a graph
 
     def epoch_end(self, trainer: Any, pl_module: Any, stage: str) -> None:
         """Compute, route (log) and reset every dataloader's metrics of ``stage``."""
@@ -287,8 +371,16 @@ class MetricsEngine:
             )
         if stage not in self.templates or trainer.sanity_checking:
             return
-        indices = self._dataloader_indices(trainer, stage)
-        several = self._num_dataloaders(trainer, stage) > 1
+        if stage == "train":
+            self._train_batch = None
+        self._compute_and_route(
+            trainer, pl_module, stage, self._dataloader_indices(trainer, stage), self._num_dataloaders(trainer, stage) > 1
+        )
+        # loaders may be reloaded and the module moved before the next epoch: resolve again
+        self._plans = {k: v for k, v in self._plans.items() if k[0] != stage}
+        self._active = {k: v for k, v in self._active.items() if k[0] != stage}
+
+    def _compute_and_route(self, trainer: Any, pl_module: Any, stage: str, indices: list[int], several: bool) -> None:
         context = RouteContext(
             log_scalar=lambda key, value, bar: self._log_epoch(trainer, pl_module, key, value, bar),
             trainer=trainer,
@@ -299,7 +391,7 @@ class MetricsEngine:
             metrics = self.metrics_for(stage, idx, trainer, pl_module.device)
             # every rank: the sync is a collective; the states stay merged while the sinks read them
             # (PR-curve counts, calibration bins), so rank zero draws from all ranks' data
-            with metrics.synced():
+            with self._explained_sync_errors(trainer, metrics), metrics.synced():
                 values, intervals = self.tracking.split_intervals(metrics.native, metrics.compute())
                 suffix_idx = idx if several else None
                 for name, value in values.items():
@@ -316,48 +408,38 @@ class MetricsEngine:
             from lightning_metrics.integration.loggers import write_margin_charts
 
             write_margin_charts(trainer.loggers, charts)
-        # loaders may be reloaded and the module moved before the next epoch: resolve again
-        self._plans = {k: v for k, v in self._plans.items() if k[0] != stage}
-        self._active = {k: v for k, v in self._active.items() if k[0] != stage}
 
-    # -------------------------------------------------------------- checkpoint
-    def state_dict(self, trainer: Any) -> dict[str, Any]:
-        """Accumulated states merged across ranks (a collective: every rank calls it)."""
-        out: dict[str, Any] = {}
-        for stage in self.templates:
-            for idx in range(self._num_dataloaders(trainer, stage)):
-                metrics = self.metrics_for(stage, idx, trainer)
-                out[self.store_key(stage, idx)] = metrics.merged_state()
-        return {"metrics": out, "best": self.tracking.state_dict()}
-
-    def load_state_dict(self, state: Mapping[str, Any]) -> None:
-        """Keep the merged states; rank zero applies them when the metrics are next used."""
-        self.tracking.load_state_dict(state.get("best", {}))  # equal on every rank: all keep them
-        self._pending_load = dict(state.get("metrics", {}))
-        self._active.clear()  # the next batch resolves its metrics through metrics_for, which applies them
-        for key in list(self._pending_load):
-            if key in self.store:
-                self.store[key].reset()
+    @contextlib.contextmanager
+    def _explained_sync_errors(self, trainer: Any, metrics: StageMetrics) -> Iterator[None]:
+        """Say what happened when the epoch-end sync fails because another process is gone."""
+        try:
+            yield
+        except distributed.PeerStoppedError:
+            self._peer_stopped = True  # this rank's exception checkpoint must not try to merge either
+            raise
+        except RuntimeError as err:
+            if isinstance(err, MetricUserError) or not any(m in str(err) for m in _PEER_GONE):
+                raise
+            self._peer_stopped = True
+            raise RuntimeError(
+                f"{self.owner}: the {metrics.where} could not be merged across processes at the epoch end on "
+                f"rank {trainer.global_rank}: another process stopped taking part (it most likely raised an "
+                "exception; its traceback is the first error of the job, look for it above)."
+            ) from err
 
     # ----------------------------------------------------------------- helpers
-    def _extract(self, stage: str, outputs: Any, batch: Any) -> tuple:
-        if self.extract_fn is None and type(outputs) is dict and self.preds_key in outputs and self.target_key in outputs:
-            return outputs[self.preds_key], outputs[self.target_key]
+    def _extract(self, stage: str, outputs: Any, batch: Any) -> tuple[tuple, tuple]:
+        """The record of a batch's metric inputs and its layout (see :mod:`.inputs`)."""
         if self.extract_fn is not None:
-            args = self.extract_fn(outputs, batch)
-            if not isinstance(args, (tuple, list)):
-                raise TypeError(
-                    f"{self.owner}: `extract` must return a tuple such as (preds, target), got {type(args).__name__}"
-                )
-            return tuple(args)
-        if isinstance(outputs, Mapping) and self.preds_key in outputs and self.target_key in outputs:
-            return outputs[self.preds_key], outputs[self.target_key]
-        raise ValueError(
-            f"{self.owner}: the {stage!r} metrics look for the keys {self.preds_key!r} and {self.target_key!r} "
-            f"in what `{STEP_OF_STAGE[stage]}` returns, but it returned {_describe_output(outputs)}. Return "
-            f"{{{self.preds_key!r}: ..., {self.target_key!r}: ...}} from the step, set `preds_key`/`target_key`, "
-            "or pass `extract=callable(outputs, batch) -> (preds, target)`."
-        )
+            return extracted_record(self.extract_fn(outputs, batch), stage in self.loss_modes, self.owner)
+        if stage in self._key_errors:
+            raise self._key_errors[stage]
+        if isinstance(outputs, Mapping) and all(key in outputs for key in self._keys[stage]):
+            return tuple(outputs[key] for key in self._keys[stage]), self._layouts[stage]
+        raise self._missing_keys(stage, outputs)
+
+    def _missing_keys(self, stage: str, outputs: Any) -> ValueError:
+        return missing_keys_error(self.owner, stage, STEP_OF_STAGE[stage], self._keys[stage], outputs)
 
     def _plan(self, trainer: Any, stage: str, dataloader_idx: int) -> Optional[ShardPadding]:
         if trainer.world_size <= 1 or not self.correct_padding:
@@ -422,7 +504,7 @@ class MetricsEngine:
 
     def _log_epoch(self, trainer: Any, pl_module: Any, key: str, value: Tensor, prog_bar: bool,
                    track: bool = True) -> None:
-        if trainer.world_size > 1 and key not in self._quiet_keys:
+        if trainer.world_size > 1 and key not in self._quiet_keys and self._report is None:
             # The value is computed from synced states, equal on every rank: Lightning's advice to
             # pass sync_dist=True would only add one all_reduce per key. Silence it for our keys.
             for category in possible_user_warnings():
@@ -430,14 +512,19 @@ class MetricsEngine:
                     "ignore", message=re.escape(f"It is recommended to use `self.log({key!r}"), category=category
                 )
             self._quiet_keys.add(key)
-        # Logged once per epoch: the "sum" of that one value is the value, and spares Lightning the
-        # batch-size weights it keeps for "mean" (one state less to create, update and divide by).
-        pl_module.log(
-            key, value, prog_bar=prog_bar, logger=None, on_step=False, on_epoch=True, reduce_fx="sum",
-            sync_dist=False, add_dataloader_idx=False, batch_size=1,
-        )
+        epoch = trainer.current_epoch
+        if self._report is not None:  # a finished epoch's restored values, logged to the loggers directly
+            self._report[0][key] = value
+            epoch = self._report[1]
+        else:
+            # Logged once per epoch: the "sum" of that one value is the value, and spares Lightning the
+            # batch-size weights it keeps for "mean" (one state less to create, update and divide by).
+            pl_module.log(
+                key, value, prog_bar=prog_bar, logger=None, on_step=False, on_epoch=True, reduce_fx="sum",
+                sync_dist=False, add_dataloader_idx=False, batch_size=1,
+            )
         if track:  # the best so far of the metrics that track it (same value on every rank)
-            for best_key, best in self.tracking.best_logs(key, value, trainer.current_epoch, self._metric_of):
+            for best_key, best in self.tracking.best_logs(key, value, epoch, self._metric_of):
                 self.results[best_key] = best
                 self._log_epoch(trainer, pl_module, best_key, best, False, track=False)
 
@@ -467,6 +554,11 @@ class MetricsEngine:
             from lightning_utilities.core.rank_zero import rank_zero_warn  # both Lightning packages' own
 
             rank_zero_warn(message, category=UserWarning)
+
+
+# what gloo and NCCL say when a peer process has gone (raised, exited, killed)
+_PEER_GONE = ("Connection closed by peer", "Connection reset by peer", "remote worker crashing", "Broken pipe",
+              "NCCL communicator was aborted", "Socket Timeout")
 
 
 def _scalar_items(values: Mapping[str, Any], separator: str, prefix: str = "") -> Iterable[tuple[str, Any]]:

@@ -6,6 +6,8 @@ from typing import Any, Optional, Sequence, Union
 
 from torch import nn
 
+from lightning_metrics.integration._packages import callback_bases
+from lightning_metrics.integration.callback import _UNUSED_BATCH_HOOKS
 from lightning_metrics.integration.coalesce import DEFAULT_MAX_BATCHES
 from lightning_metrics.integration.engine import MetricsEngine
 from lightning_metrics.integration.loggers import plot_sinks
@@ -23,14 +25,16 @@ class MetricsMixin:
     are submodules (``self.stage_metrics``), so they follow the module's device. If you
     override ``setup``, an ``on_*_batch_end``/``on_*_epoch_end`` hook or ``on_save_checkpoint``/
     ``on_load_checkpoint``, call ``super()``. Checkpoints carry the accumulated states merged
-    across ranks (under ``"lightning_metrics"``), so a run resumed mid-epoch keeps them. One
-    difference from the callback: Lightning runs the module's batch-end hook after the callbacks',
-    so a checkpoint that a callback writes in ``on_train_batch_end`` (``ModelCheckpoint`` with
-    ``every_n_train_steps``) holds the states up to the batch before; use
-    :class:`~lightning_metrics.MetricsCallback` (Lightning puts checkpoint callbacks last) when
-    mid-epoch checkpoints must hold every batch.
-    The ``metrics_*`` class attributes are the engine's options (see
-    :class:`~lightning_metrics.integration.engine.MetricsEngine`).
+    across ranks (under ``"lightning_metrics"``), and a resumed fit logs what the uninterrupted one
+    would have, wherever the checkpoint was written (see :mod:`lightning_metrics.integration.resume`).
+    Lightning runs the module's batch-end hook after the callbacks', so for a checkpoint that
+    ``ModelCheckpoint(every_n_train_steps=...)`` writes in ``on_train_batch_end`` the mixin adds a
+    small callback (through ``configure_callbacks``; call ``super()`` if you override it) that
+    hands it that batch's output first. The ``metrics_*`` class attributes are the engine's
+    options (see :class:`~lightning_metrics.integration.engine.MetricsEngine`); ``metrics_inputs``
+    names the step output's keys for metrics with other inputs than ``(preds, target)``, and
+    ``metrics_track_loss`` logs the step loss per stage. The per-stage metrics keep their dtypes
+    under the ``"bf16-true"``/``"16-true"`` precisions (counts stay int64, moments float64).
 
     Small batches are updated together (``metrics_coalesce_batches``, see
     :class:`~lightning_metrics.MetricsCallback`): the ``self.stage_metrics`` entries apply the
@@ -64,13 +68,17 @@ class MetricsMixin:
     metrics_ci_bootstraps: int = 100
     metrics_ci_stages: Sequence[str] = ("val", "test")
     metrics_coalesce_batches: int = DEFAULT_MAX_BATCHES  # batches updated together (1: every batch)
+    metrics_inputs: Any = None  # output keys of the metric inputs: ("preds", "target", "indexes"), a mapping, ...
+    metrics_track_loss: Any = False  # "sample" / "batch": log the step loss as "{stage}/loss"
+    metrics_checkpoint_mismatch: str = "warn"  # checkpoint states of other metrics: "warn" (start empty) or "raise"
 
     def configure_metrics(self) -> Any:
         """Return the metrics: a metric, a collection, a dict/list of them, or a dict per stage."""
         raise NotImplementedError(f"{type(self).__name__} mixes in MetricsMixin but does not define configure_metrics()")
 
-    def extract_metric_inputs(self, outputs: Any, batch: Any) -> Optional[tuple]:
-        """Override to build the metric inputs from a step's output and batch (default: the keys)."""
+    def extract_metric_inputs(self, outputs: Any, batch: Any) -> Any:
+        """Override to build the metric inputs from a step's output and batch: a tuple (positional)
+        or a dict (keyword arguments). By default the inputs are read by key (``metrics_inputs``)."""
         return None
 
     @property
@@ -93,6 +101,7 @@ class MetricsMixin:
             self.metrics_stages,
             preds_key=self.metrics_preds_key,
             target_key=self.metrics_target_key,
+            inputs=self.metrics_inputs,
             extract=self.extract_metric_inputs if overridden else None,
             separator=self.metrics_separator,
             prog_bar=self.metrics_prog_bar,
@@ -107,24 +116,40 @@ class MetricsMixin:
             ci_bootstraps=self.metrics_ci_bootstraps,
             ci_stages=self.metrics_ci_stages,
             coalesce_batches=self.metrics_coalesce_batches,
+            track_loss=self.metrics_track_loss,
+            checkpoint_mismatch=self.metrics_checkpoint_mismatch,
         )
         self.__dict__["_metrics_engine"] = engine
         for stage in engine.templates:
             engine.metrics_for(stage, 0, device=self.device)  # type: ignore[attr-defined]
         return engine
 
-    def update_metrics(self, stage: str, *args: Any) -> None:
-        """Feed ``stage``'s metrics from inside a step, e.g. ``self.update_metrics("val", logits, y)``.
+    def update_metrics(self, stage: str, *args: Any, **kwargs: Any) -> None:
+        """Feed ``stage``'s metrics from inside a step, e.g. ``self.update_metrics("val", logits, y)``
+        or ``self.update_metrics("val", scores, relevant, indexes=query)``.
 
         The update itself runs at the batch end (where the padding of a distributed sampler is
-        dropped), once per call.
+        dropped), once per call; each metric gets what its ``update`` takes.
         """
-        self.metrics_engine.defer_update(stage, args)
+        self.metrics_engine.defer_update(stage, args, kwargs)
+
+    def configure_callbacks(self) -> Any:
+        """Lightning's hook, extended by one small callback that hands a train batch's output to the
+        metrics before a checkpoint written in that batch's ``on_train_batch_end`` (call ``super()``)."""
+        callbacks = super().configure_callbacks()  # type: ignore[misc]
+        callbacks = list(callbacks) if isinstance(callbacks, (list, tuple)) else [callbacks] if callbacks else []
+        if "train" in self.metrics_engine.templates:
+            callbacks.append(_TrainOutputCapture())
+        return callbacks
 
     # ------------------------------------------------------------------- hooks
     def setup(self, stage: str) -> None:
         super().setup(stage)  # type: ignore[misc]
         self.metrics_engine.setup()
+
+    def on_train_start(self) -> None:
+        super().on_train_start()  # type: ignore[misc]
+        self.metrics_engine.resume(self.trainer)  # type: ignore[attr-defined]
 
     def on_train_batch_end(self, outputs: Any, batch: Any, batch_idx: int) -> None:
         super().on_train_batch_end(outputs, batch, batch_idx)  # type: ignore[misc]
@@ -162,3 +187,18 @@ class MetricsMixin:
     def on_test_epoch_end(self) -> None:
         super().on_test_epoch_end()  # type: ignore[misc]
         self.metrics_engine.epoch_end(self.trainer, self, "test")  # type: ignore[attr-defined]
+
+
+class _TrainOutputCapture(*callback_bases()):  # type: ignore[misc]
+    """Keeps a train batch's output for the mixin until the module's batch-end hook takes it, so that
+    a checkpoint written by a later callback in ``on_train_batch_end`` holds that batch."""
+
+    def __init__(self) -> None:
+        # Lightning calls every callback's hooks around every batch but skips what is not callable:
+        # this callback needs one hook, the others would cost a call each per batch
+        for hook in (*_UNUSED_BATCH_HOOKS, "on_validation_batch_end", "on_test_batch_end"):
+            setattr(self, hook, None)
+
+    def on_train_batch_end(self, trainer: Any, pl_module: Any, outputs: Any, batch: Any, batch_idx: int) -> None:
+        if isinstance(pl_module, MetricsMixin):
+            pl_module.metrics_engine.capture(outputs, batch, batch_idx)

@@ -105,27 +105,57 @@ def plan_padding(loader: Any) -> PaddingPlan:
 
 
 def trim_batch(args: tuple, keep: int) -> tuple:
-    """Keep the first ``keep`` samples (leading dimension) of every tensor or list in ``args``.
+    """Keep the first ``keep`` samples of every per-sample input in ``args``.
+
+    Tensors are cut along dim 0, lists and tuples (of dicts, of strings, of lists of references)
+    by their length, and a dict by cutting each of its values; anything else (a 0-d tensor, a
+    string, a number) is not per sample and stays as it is.
 
     >>> import torch
-    >>> trim_batch((torch.arange(4), [1, 2, 3, 4], "meta"), 3)
-    (tensor([0, 1, 2]), [1, 2, 3], 'meta')
+    >>> trim_batch((torch.arange(4), [{"boxes": 1}, {"boxes": 2}, {"boxes": 3}, {"boxes": 4}], "meta"), 3)
+    (tensor([0, 1, 2]), [{'boxes': 1}, {'boxes': 2}, {'boxes': 3}], 'meta')
+    >>> trim_batch(({"scores": torch.arange(4), "query": torch.tensor([0, 0, 1, 1])}, ("a", "b", "c", "d")), 2)
+    ({'scores': tensor([0, 1]), 'query': tensor([0, 0])}, ('a', 'b'))
     """
-    return tuple(a[:keep] if isinstance(a, (Tensor, list, tuple)) else a for a in args)
+    return tuple(_trim(a, keep) for a in args)
+
+
+def _trim(value: Any, keep: int) -> Any:
+    if isinstance(value, Tensor):
+        return value[:keep] if value.ndim else value
+    if isinstance(value, (list, tuple)):
+        return value[:keep]
+    if isinstance(value, dict):
+        return {k: _trim(v, keep) for k, v in value.items()}
+    return value
 
 
 def leading_len(args: tuple) -> Optional[int]:
-    """The leading dimension shared by the batch arguments, or ``None`` if they disagree.
+    """The number of samples shared by the per-sample inputs in ``args``, or ``None`` if they disagree.
+
+    The leading dimension of a tensor, the length of a list or tuple, the common leading length of
+    a dict's values; 0-d tensors, strings and numbers are not per sample and do not count.
 
     >>> import torch
-    >>> leading_len((torch.zeros(4, 3), torch.zeros(4)))
+    >>> leading_len((torch.zeros(4, 3), torch.zeros(4), torch.tensor(0.5)))
     4
+    >>> leading_len(([{"labels": torch.zeros(2)}, {"labels": torch.zeros(7)}], [["a ref", "another"], ["x"]]))
+    2
     >>> leading_len((torch.zeros(4, 3), torch.zeros(5))) is None
     True
     """
-    lengths = {
-        (a.shape[0] if a.ndim else None) if isinstance(a, Tensor) else len(a)
-        for a in args
-        if isinstance(a, (Tensor, list, tuple))
-    }
+    lengths: set = set()
+    for arg in args:
+        _collect_lengths(arg, lengths)
     return lengths.pop() if len(lengths) == 1 else None
+
+
+def _collect_lengths(value: Any, lengths: set) -> None:
+    if isinstance(value, Tensor):
+        if value.ndim:
+            lengths.add(value.shape[0])
+    elif isinstance(value, (list, tuple)):
+        lengths.add(len(value))
+    elif isinstance(value, dict):
+        for inner in value.values():
+            _collect_lengths(inner, lengths)

@@ -4,23 +4,40 @@ Our metrics go into one :class:`~lightning_metrics.MetricCollection`, so metrics
 statistic update it once per batch and the whole collection syncs in one fused exchange.
 Foreign metrics (anything with ``update``/``compute``/``reset``, e.g. a torchmetrics metric)
 sit beside it and are driven the same way.
+
+Each batch arrives as a *record* (a tuple of input values) with a *layout* that names a plan:
+for every compute group and foreign metric, the :class:`~.inputs.Binding` of its ``update``
+arguments. Plans are made once per layout (see :mod:`.inputs`).
 """
 
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator, Mapping, Optional
+from typing import Any, Callable, Hashable, Iterator, Mapping, Optional
 
 import torch
 from torch import Tensor, nn
 
 from lightning_metrics import distributed
-from lightning_metrics.collection import MetricCollection
+from lightning_metrics.collection import MetricCollection, _reducible
 from lightning_metrics.integration.coalesce import BatchBuffer
+from lightning_metrics.integration.inputs import (
+    Binding, Supplied, UpdateSignature, bind, check_all_used, supplied_by_call,
+)
 from lightning_metrics.metric import Metric
 from lightning_metrics.utilities import dim_zero_cat
 
 _CONTRACT = ("update", "compute", "reset")
+
+
+class _Plan:
+    """How one record layout reaches every metric: (group, names, binding) per compute group and
+    (name, metric, binding) per foreign metric; ``whole`` marks bindings that take the whole record."""
+
+    def __init__(self, groups: list, foreign: list, size: int) -> None:
+        self.groups = [(g, n, b, b.is_identity(size)) for g, n, b in groups]
+        self.foreign = [(n, m, b, b.is_identity(size)) for n, m, b in foreign]
+        self.roots = [g[0] for g, *_ in self.groups[:-1]]  # rolled back if a later group rejects the batch
 
 
 def is_metric_like(obj: Any) -> bool:
@@ -62,6 +79,10 @@ class StageMetrics(nn.Module):
         self._device = torch.device("cpu")
         self._buffer: Optional[BatchBuffer] = None  # see coalesce()
         self._counted: list[Metric] = []  # the metrics whose update counts a joined update scales
+        self._plans: dict[Hashable, _Plan] = {}
+        self.loss_metric: Optional[Metric] = None  # the engine's StepLoss, fed the record's last two values
+        self._buffered_layout: Hashable = None  # the layout of the batches in the buffer
+        self.where = "metrics"  # how messages name this stage and dataloader ("the 'val' metrics (dataloader 0)")
 
     @classmethod
     def build(cls, metrics: Any) -> "StageMetrics":
@@ -138,16 +159,97 @@ class StageMetrics(nn.Module):
                 return value
         return None
 
-    def update(self, *args: Any) -> None:
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        """Update every metric with what its ``update`` takes of ``args`` and ``kwargs``."""
         if self._buffer is not None and self._buffer.batches:
             self.flush()
-        self._update(*args)
+        layout = ("call", len(args) + len(kwargs), tuple(kwargs), "the arguments", False)
+        self._update((*args, *kwargs.values()), layout)
 
-    def _update(self, *args: Any) -> None:
+    # ------------------------------------------------------------------- plans
+    def plan(self, layout: Hashable, supplied_of: Optional[Callable[[str], Supplied]] = None) -> _Plan:
+        """The plan of ``layout`` (made now from ``supplied_of(metric name)`` if it is new).
+
+        A layout is a tuple ``(kind, n, ..., with_loss)``: the record holds ``n`` input values,
+        then, ``with_loss``, the two inputs of the loss metric. A ``("call", n, keywords, source,
+        with_loss)`` layout needs no ``supplied_of``: every metric is offered the first
+        ``n - len(keywords)`` values positionally and the rest as the named keywords.
+        """
+        plan = self._plans.get(layout)
+        if plan is None:
+            size, with_loss = layout[1], layout[-1]
+            if supplied_of is None:
+                _, _, keywords, source, _ = layout
+                call = supplied_by_call(size - len(keywords), keywords, source)
+                supplied_of = lambda name: call  # noqa: E731
+            plan = self._plans[layout] = self._make_plan(supplied_of, size, with_loss)
+        return plan
+
+    def _make_plan(self, supplied_of: Callable[[str], Supplied], size: int, with_loss: bool) -> _Plan:
+        groups, foreign, offered = [], [], []
         if self.native is not None:
-            self.native.update(*args)
-        for _, metric in self._foreign:
-            metric.update(*args)
+            for names, group in zip(self.native._groups.values(), self.native._group_metrics()):
+                leader = group[0]
+                if leader is self.loss_metric:
+                    groups.append((group, names, Binding((size, size + 1))))
+                    continue
+                supplied = supplied_of(names[0])
+                for other in names[1:]:
+                    if supplied_of(other) != supplied:
+                        raise ValueError(
+                            f"In the {self.where}, {names[0]!r} and {other!r} share one statistic (equal "
+                            "statistic_spec, one update) but are given different inputs; give them the same "
+                            "inputs, or put them in a MetricCollection(..., compute_groups=False)"
+                        )
+                binding = bind(UpdateSignature.of(leader), supplied, self._describe(names, leader))
+                groups.append((group, names, binding))
+                offered.append((binding, supplied))
+        for name, metric in self._foreign:
+            supplied = supplied_of(name)
+            binding = bind(UpdateSignature.of(metric), supplied, self._describe([name], metric))
+            foreign.append((name, metric, binding))
+            offered.append((binding, supplied))
+        if offered and all(supplied == offered[0][1] for _, supplied in offered):
+            check_all_used([b for b, _ in offered], offered[0][1], f"In the {self.where}")
+        return _Plan(groups, foreign, size + (2 if with_loss else 0))
+
+    def _describe(self, names: list[str], metric: Any) -> str:
+        shared = f" (and {', '.join(repr(n) for n in names[1:])}, which share its update)" if len(names) > 1 else ""
+        return f"In the {self.where}, {names[0]!r} ({type(metric).__name__}){shared}"
+
+    def _update(self, record: tuple, layout: Hashable, label: Any = None) -> None:
+        plan = self._plans.get(layout) or self.plan(layout)
+        if self.native is not None:
+            with self.native._rollback_on_error(plan.roots):
+                for group, names, binding, whole in plan.groups:
+                    leader = group[0]
+                    try:
+                        if whole:
+                            leader.update(*record)
+                        else:
+                            args, kwargs = binding.arguments(record)
+                            leader.update(*args, **kwargs)
+                    except Exception as err:
+                        self._note_error(err, names[0], leader, label)
+                        raise
+                    for member in group[1:]:
+                        member._share_states_of(leader)
+        for name, metric, binding, whole in plan.foreign:
+            args, kwargs = (record, {}) if whole else binding.arguments(record)
+            try:
+                metric.update(*args, **kwargs)
+            except Exception as err:
+                self._note_error(err, name, metric, label)
+                raise
+
+    def _note_error(self, err: BaseException, name: str, metric: Any, label: Any) -> None:
+        if hasattr(err, "add_note") and not getattr(err, "_lm_noted", False):
+            batch = "" if label is None else f" at batch_idx={label}"
+            err.add_note(f"lightning_metrics: raised by {name!r} ({type(metric).__name__}) of the {self.where}{batch}.")
+            try:
+                err._lm_noted = True  # type: ignore[attr-defined]
+            except AttributeError:
+                pass
 
     # ---------------------------------------------------------------- coalescing
     @property
@@ -165,17 +267,26 @@ class StageMetrics(nn.Module):
         self._counted = [m for _, m in self._native_tree()] if self._buffer is not None else []
         return self._buffer is not None
 
-    def push(self, args: tuple, label: Any = None) -> None:
-        """Update with ``args``, or buffer them when coalescing (``label`` names the batch in errors)."""
+    def push(self, record: tuple, label: Any = None, layout: Hashable = None) -> None:
+        """Update with ``record`` (of ``layout``, see :meth:`plan`), or buffer it when coalescing
+        (``label`` names the batch in errors)."""
+        if layout is None:
+            layout = ("call", len(record), (), "the arguments", False)
         buffer = self._buffer
         if buffer is None:
-            self._update(*args)
-        elif buffer.add(args, label):
+            self._update(record, layout, label)
+            return
+        if layout not in self._plans:
+            self.plan(layout)  # inputs that do not fit the metrics fail now, not at the flush
+        if buffer.batches and layout != self._buffered_layout:
+            self.flush()
+        if buffer.add(record, label):
+            self._buffered_layout = layout
             if buffer.full:
                 self.flush()
         else:
             self.flush()
-            self._update(*args)
+            self._update(record, layout, label)
 
     def flush(self) -> None:
         """Apply the buffered batches (every read of the states flushes first)."""
@@ -185,12 +296,13 @@ class StageMetrics(nn.Module):
         if not buffer.flush(self._update_joined, self._note_late_error):
             self._buffer = None  # each batch passed alone but not together: update one by one
 
-    def _update_joined(self, args: tuple, batches: int) -> None:
+    def _update_joined(self, record: tuple, batches: int, label: Any) -> None:
+        layout = self._buffered_layout
         if batches == 1:
-            self._update(*args)
+            self._update(record, layout, label)
             return
         before = [m._update_count for m in self._counted]
-        self._update(*args)
+        self._update(record, layout)
         for metric, count in zip(self._counted, before):  # one joined update counts as ``batches`` updates
             if metric._update_count != count:
                 metric._update_count += (metric._update_count - count) * (batches - 1)
@@ -198,28 +310,77 @@ class StageMetrics(nn.Module):
     def _note_late_error(self, err: BaseException, label: Any) -> None:
         if hasattr(err, "add_note") and self._buffer is not None:
             err.add_note(
-                f"lightning_metrics: raised by the batch with batch_idx={label}, which waited in a buffer "
-                f"of up to {self._buffer.max_batches} batches updated together, so it surfaced late; "
+                f"lightning_metrics: the batch with batch_idx={label} waited in a buffer of up to "
+                f"{self._buffer.max_batches} batches updated together, so its error surfaced late; "
                 "pass coalesce_batches=1 to update at every batch."
             )
 
-    def forward(self, *args: Any) -> dict[str, Any]:
+    def forward(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
         """Accumulate the batch and return the batch values (foreign metrics without ``forward``
-        are only updated)."""
+        are only updated); each metric gets what its ``update`` takes of ``args`` and ``kwargs``."""
+        layout = ("call", len(args) + len(kwargs), tuple(kwargs), "the arguments", False)
+        return self.forward_record((*args, *kwargs.values()), layout)
+
+    def forward_record(self, record: tuple, layout: Hashable, label: Any = None) -> dict[str, Any]:
+        """:meth:`forward` with a record of ``layout`` (see :meth:`plan`)."""
         self.flush()
-        values: dict[str, Any] = dict(self.native(*args)) if self.native is not None else {}
-        for name, metric in self._foreign:
-            if isinstance(metric, nn.Module) or callable(getattr(metric, "forward", None)):
-                self._put(values, name, metric(*args))
-            else:
-                metric.update(*args)
+        plan = self._plans.get(layout) or self.plan(layout)
+        values: dict[str, Any] = {}
+        if self.native is not None:
+            native = self.native
+            # every member of all but the last group: a member forwarded alone may change its own states
+            with native._rollback_on_error([m for group, *_ in plan.groups[:-1] for m in group]):
+                for group, names, binding, _ in plan.groups:
+                    args, kwargs = binding.arguments(record)
+                    try:
+                        if len(group) > 1 and all(_reducible(m) for m in group):
+                            results = group[0]._forward_shared(group, *args, **kwargs)
+                        else:
+                            results = [m(*args, **kwargs) for m in group]
+                            for member in group[1:]:
+                                member._share_states_of(group[0])
+                    except Exception as err:
+                        self._note_error(err, names[0], group[0], label)
+                        raise
+                    values.update(zip(names, results))
+            values = dict(native._flatten(values))
+        for name, metric, binding, _ in plan.foreign:
+            args, kwargs = binding.arguments(record)
+            try:
+                if isinstance(metric, nn.Module) or callable(getattr(metric, "forward", None)):
+                    self._put(values, name, metric(*args, **kwargs))
+                else:
+                    metric.update(*args, **kwargs)
+            except Exception as err:
+                self._note_error(err, name, metric, label)
+                raise
         return values
 
-    def synced(self) -> Any:
+    @contextlib.contextmanager
+    def synced(self) -> Iterator[None]:
         """Context in which our metrics hold their states merged across processes (a collective on
-        entry; local states come back on exit), so that sinks can read them after ``compute``."""
+        entry; local states come back on exit), so that sinks can read them after ``compute``.
+
+        The update counts are merged too while it lasts, so a process that saw no batch does not
+        warn that ``compute`` ran before ``update`` when the merged state has updates (and code
+        that reads the counts, such as the bootstrap's choice of replicates, agrees on all ranks).
+        """
         self.flush()
-        return self.native._synced() if self.native is not None else contextlib.nullcontext()
+        if self.native is None:
+            yield
+            return
+        with self.native._synced():
+            tree = [m for _, m in self._native_tree()]
+            local = [m._update_count for m in tree]
+            if tree and tree[0].distributed_available_fn() and distributed.world_size(tree[0].process_group) > 1:
+                counts = torch.tensor(local, dtype=torch.int64, device=tree[0].device)
+                for metric, count in zip(tree, _all_reduce_sum(counts, tree[0].process_group).tolist()):
+                    metric.__dict__["_update_count"] = int(count)
+            try:
+                yield
+            finally:
+                for metric, count in zip(tree, local):
+                    metric.__dict__["_update_count"] = count
 
     def compute(self) -> dict[str, Any]:
         """Every result by name; our metrics sync in one fused exchange (in the collection)."""
@@ -264,8 +425,14 @@ class StageMetrics(nn.Module):
 
     def _apply(self, fn: Any, recurse: bool = True) -> "StageMetrics":  # type: ignore[override]
         self.flush()  # buffered batches are on the old device
+        probe = fn(torch.zeros((), dtype=torch.float32))
+        if probe.dtype != torch.float32:
+            # a cast of the whole module (Lightning's "bf16-true"/"16-true" precision, `.half()`): the
+            # states keep their dtypes (counts int64, moments float64) and only follow the device
+            device = probe.device
+            fn = lambda tensor: tensor.to(device)  # noqa: E731
         out = super()._apply(fn, recurse)
-        self._device = fn(torch.zeros(())).device
+        self._device = probe.device
         return out
 
     # -------------------------------------------------------------- checkpoints
@@ -306,18 +473,50 @@ class StageMetrics(nn.Module):
                 out["foreign"][name] = state
         return out
 
-    def load_merged_state(self, state: Mapping[str, Any]) -> None:
-        """Take states written by :meth:`merged_state` (rank zero takes them, others stay empty)."""
+    def load_merged_state(self, state: Mapping[str, Any], skip: frozenset = frozenset()) -> None:
+        """Take states written by :meth:`merged_state` (rank zero takes them, others stay empty),
+        except those of the metrics named in ``skip`` (and of what is nested in them)."""
+        self.flush()
         modules = dict(self._native_tree())
         for name, entry in state.get("native", {}).items():
-            if name in modules:
+            if name in modules and name.split(".")[0] not in skip:
                 _set_states(modules[name], entry["states"], entry["count"], self._device)
         if self.native is not None:
             self.native._share_group_states()
         foreign = dict(self._foreign)
         for name, entry in state.get("foreign", {}).items():
-            if name in foreign:
+            if name in foreign and name not in skip:
                 _set_states(foreign[name], entry["states"], entry["count"], self._device)
+
+    def fingerprint(self) -> dict[str, str]:
+        """What each metric is, by name: its class, statistic spec and state layout (for checkpoints:
+        states written by other metrics must not be applied)."""
+        out: dict[str, str] = {}
+        if self.native is not None:
+            for name, metric in self.native.items(keep_base=True):
+                layout = []
+                for path, module in metric.named_modules():
+                    if isinstance(module, Metric):
+                        for state, default in module._defaults.items():
+                            kind = module._reduction_kinds[state]
+                            where = f"{path}.{state}" if path else state
+                            if isinstance(default, Tensor):
+                                layout.append(f"{where}={kind} {str(default.dtype)[6:]}{list(default.shape)}")
+                            else:
+                                layout.append(f"{where}={kind} list")
+                spec = distributed._spec_text(metric)
+                out[name] = f"{type(metric).__qualname__}({'' if spec == 'None' else spec}; {', '.join(layout)})"
+        for name, metric in self._foreign:
+            out[name or type(metric).__name__] = type(metric).__qualname__
+        return out
+
+    def compute_group_of(self, name: str) -> list[str]:
+        """The names of the metrics that share ``name``'s states (itself included)."""
+        if self.native is not None:
+            for names in self.native._groups.values():
+                if name in names:
+                    return list(names)
+        return [name]
 
 
 def _all_reduce_sum(tensor: Tensor, group: Any) -> Tensor:

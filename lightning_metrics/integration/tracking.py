@@ -3,7 +3,9 @@
 **Best so far.** For the metrics named in ``track_best`` the engine logs, next to each epoch
 value ``"{stage}/{name}"``, the best value so far ``"{stage}/{name}_best"`` and the epoch it came
 from ``"{stage}/{name}_best_epoch"``, in the direction of the metric's ``higher_is_better``.
-The best values are part of the callback's checkpoint state.
+Names may say their stage (``"val/f1"``, ``"test/acc"``, ``"train/loss"``); a bare name
+(``"f1"``, ``"task/acc"``) and ``True`` mean the val stage. The best values are part of the
+callback's checkpoint state.
 
 **Confidence intervals.** For the metrics named in ``confidence_intervals`` the engine logs
 ``"{stage}/{name}_ci_low"`` and ``"{stage}/{name}_ci_high"``, a percentile bootstrap interval
@@ -36,6 +38,8 @@ from lightning_metrics.wrappers.multitask import MultitaskWrapper
 from lightning_metrics.wrappers.pooled_bootstrap import CI_MARK, PooledBootstrap, check_interval_args
 
 _SUFFIX = re.compile(r"(/dataloader_idx_\d+)$")
+_STAGES = ("train", "val", "test")
+DEFAULT_STAGE = "val"  # the stage of a bare name in `track_best`
 Names = Union[bool, Sequence[str], Mapping[str, str]]
 
 
@@ -43,9 +47,9 @@ class Tracking:
     """The engine's best-so-far and confidence-interval bookkeeping (see the module docstring).
 
     Args:
-        track_best: ``True`` for every scalar, a list of result names (``"f1"``, ``"f1/cat"``,
-            ``"task/acc"``), or a dict from name to ``"max"``/``"min"`` to override
-            ``higher_is_better``.
+        track_best: ``True`` for every val scalar, a list of result names (``"val/f1"``,
+            ``"test/acc"``; bare names such as ``"f1"``, ``"f1/cat"`` or ``"task/acc"`` are val
+            results), or a dict from name to ``"max"``/``"min"`` to override ``higher_is_better``.
         confidence_intervals: ``True`` for every scalar metric of ours, or a list of metric names.
         ci_level: the coverage of the intervals.
         ci_bootstraps: the number of bootstrap replicates.
@@ -56,18 +60,22 @@ class Tracking:
         separator: the engine's separator.
 
     >>> import torch
-    >>> tracking = Tracking(track_best={"loss": "min"})
+    >>> tracking = Tracking(track_best={"loss": "min", "test/acc": "max"})
     >>> tracking.best_logs("val/loss", torch.tensor(0.5), epoch=0, lookup=lambda stage, name: None)
     [('val/loss_best', tensor(0.5000)), ('val/loss_best_epoch', tensor(0.))]
     >>> tracking.best_logs("val/loss", torch.tensor(0.7), epoch=1, lookup=lambda stage, name: None)
     [('val/loss_best', tensor(0.5000)), ('val/loss_best_epoch', tensor(0.))]
+    >>> tracking.best_logs("train/loss", torch.tensor(0.1), epoch=1, lookup=lambda stage, name: None)
+    []
+    >>> [key for key, _ in tracking.best_logs("test/acc", torch.tensor(0.9), epoch=1, lookup=lambda s, n: None)]
+    ['test/acc_best', 'test/acc_best_epoch']
     """
 
     def __init__(self, track_best: Names = False, confidence_intervals: bool | Sequence[str] = False,
                  ci_level: float = 0.95, ci_bootstraps: int = 100, ci_seed: int = 0,
                  ci_stages: Sequence[str] = ("val", "test"), separator: str = "/") -> None:
-        self.best_modes = _parse_best(track_best)
-        self.track_all = track_best is True
+        self.best_modes = _parse_best(track_best, separator)  # (stage, name) -> "max", "min" or None
+        self.track_all = track_best is True  # every scalar of the val stage
         if confidence_intervals is True or confidence_intervals is False:
             self.ci_names: bool | tuple[str, ...] = confidence_intervals
         elif isinstance(confidence_intervals, str) or not all(isinstance(n, str) for n in confidence_intervals):
@@ -175,16 +183,16 @@ class Tracking:
         """
         stage, _, rest = key.partition(self.separator)
         name, suffix = _split_suffix(rest)
-        if not (self.track_all or name in self.best_modes):
+        if not ((self.track_all and stage == DEFAULT_STAGE) or (stage, name) in self.best_modes):
             return []
-        mode = self.best_modes.get(name)
+        mode = self.best_modes.get((stage, name))
         maximize = mode == "max" if mode is not None else getattr(lookup(stage, name), "higher_is_better", None)
         if not isinstance(maximize, bool):
             if self.track_all:
                 return []  # no direction: nothing to track, and nobody asked for this one by name
             raise ValueError(
-                f"Argument `track_best`: {name!r} has no `higher_is_better`; give its direction as "
-                f"track_best={{{name!r}: 'max'}} or 'min'"
+                f"Argument `track_best`: {stage}{self.separator}{name!r} has no `higher_is_better`; give its "
+                f"direction as track_best={{{stage + self.separator + name!r}: 'max'}} or 'min'"
             )
         current = float(value)
         entry = self.best.get(key)
@@ -216,17 +224,28 @@ class Tracking:
         return dict(self.margin_charts)
 
 
-def _parse_best(track_best: Names) -> dict[str, str | None]:
+def _parse_best(track_best: Names, separator: str = "/") -> dict[tuple[str, str], str | None]:
+    """``{(stage, name): mode}``: ``"val/f1"`` names its stage, a bare ``"f1"`` is a val result.
+
+    >>> _parse_best(["f1", "test/acc", "task/acc"])
+    {('val', 'f1'): None, ('test', 'acc'): None, ('val', 'task/acc'): None}
+    """
     if track_best is True or track_best is False or track_best is None:
         return {}
     if isinstance(track_best, Mapping):
         for name, mode in track_best.items():
             if mode not in ("max", "min", None):
                 raise ValueError(f"Argument `track_best`: the mode of {name!r} must be 'max', 'min' or None, got {mode!r}")
-        return dict(track_best)
-    if isinstance(track_best, str) or not all(isinstance(n, str) for n in track_best):
+        items = list(track_best.items())
+    elif isinstance(track_best, str) or not all(isinstance(n, str) for n in track_best):
         raise TypeError(f"Argument `track_best` must be a bool, a list of names or a dict of modes, got {track_best!r}")
-    return {name: None for name in track_best}
+    else:
+        items = [(name, None) for name in track_best]
+    out: dict[tuple[str, str], str | None] = {}
+    for name, mode in items:
+        head, sep, rest = str(name).partition(separator)
+        out[(head, rest) if sep and rest and head in _STAGES else (DEFAULT_STAGE, str(name))] = mode
+    return out
 
 
 def _split_suffix(key: str) -> tuple[str, str]:

@@ -66,7 +66,7 @@ def test_buffer_keeps_batches_in_order_and_detached() -> None:
     assert buffer.add((torch.tensor([[0.5, 0.5]]), torch.tensor([1])), label=2)
     assert buffer.full  # max_batches
     seen: list = []
-    assert buffer.flush(lambda args, n: seen.append((args, n)))
+    assert buffer.flush(lambda args, n, label: seen.append((args, n)))
     ((joined, n),) = seen
     assert n == 3 and len(buffer) == 0
     torch.testing.assert_close(joined[0], torch.tensor([[0.2, 0.8], [0.6, 0.4], [0.9, 0.1], [0.5, 0.5]]))
@@ -89,6 +89,22 @@ def test_buffer_refuses_batches_it_cannot_join(second: tuple) -> None:
     assert buffer.add((torch.tensor([[0.3, 0.7]]), torch.tensor([1])))
     assert not buffer.add(second)
     assert len(buffer) == 1
+
+
+def test_buffer_joins_lists_tuples_and_dicts_and_refuses_what_it_cannot_join() -> None:
+    buffer = BatchBuffer()
+    first = ([{"boxes": torch.ones(2, 4)}], ("a cat",), [["a cat", "the cat"]], {"scores": torch.tensor([0.5])})
+    second = ([{"boxes": torch.ones(1, 4)}, {"boxes": torch.ones(0, 4)}], ("a dog", "a cow"), [["dog"], ["cow"]],
+              {"scores": torch.tensor([0.1, 0.9])})
+    assert buffer.add(first) and buffer.add(second)
+    assert not buffer.add((first[0], "a string", first[2], first[3]))  # a string is not per sample: alone
+    assert not buffer.add((first[0], first[1], first[2], {"other": torch.tensor([1.0])}))  # other dict keys
+    seen: list = []
+    assert buffer.flush(lambda args, n, label: seen.append((args, n)))
+    ((boxes, texts, references, scores), n), = seen
+    assert n == 2 and [b["boxes"].shape[0] for b in boxes] == [2, 1, 0]
+    assert texts == ("a cat", "a dog", "a cow") and references == [["a cat", "the cat"], ["dog"], ["cow"]]
+    assert scores["scores"].tolist() == pytest.approx([0.5, 0.1, 0.9])
 
 
 def test_buffer_is_full_at_its_byte_limit() -> None:
@@ -281,8 +297,9 @@ def test_a_bad_batch_in_a_fit_fails_it_naming_the_batch(tmp_path: Path, coalesce
     with pytest.raises(ValueError, match="Argument `target` must hold values in") as error:
         trainer.fit(_BadTargetAt(3), loader(64, seed=0, batch_size=8))
     notes = "\n".join(getattr(error.value, "__notes__", []))
-    if hasattr(BaseException, "add_note"):  # Python 3.11+
-        assert ("batch_idx=3" in notes) == (coalesce > 1)
+    if hasattr(BaseException, "add_note"):  # Python 3.11+: the stage, dataloader, batch and metric, always
+        assert "'acc' (MulticlassAccuracy) of the 'train' metrics (dataloader 0) at batch_idx=3" in notes
+        assert ("waited in a buffer" in notes) == (coalesce > 1)
 
 
 class _MixinReadsMidEpoch(lm.MetricsMixin, RecordingModel):

@@ -75,6 +75,7 @@ def test_nothing_to_trim_when_the_split_is_even() -> None:
 
 def test_leading_len_and_trim() -> None:
     assert leading_len((torch.zeros(3, 2), [0, 1, 2])) == 3
-    assert leading_len((torch.zeros(3), torch.tensor(1.0))) is None
+    assert leading_len((torch.zeros(3), torch.tensor(1.0))) == 3  # a 0-d tensor is not per sample
+    assert leading_len((torch.zeros(3), torch.zeros(4))) is None
     preds, target = trim_batch((torch.arange(6).reshape(3, 2), torch.arange(3)), 2)
     assert preds.shape == (2, 2) and target.tolist() == [0, 1]

@@ -431,3 +431,79 @@ def test_lightning_validation_set_of_one_sample_on_two_ranks(tmp_path: Path) -> 
         for key, value in expected.items():
             assert values[key] == pytest.approx(value, rel=1e-6, abs=1e-7), f"rank {rank} {key}"
     assert ranks[0]["records"] and ranks[1]["records"]  # both ranks ran a validation step (rank 1 on padding)
+
+
+# ------------------------------------------------------------------ Lightning: a rank raises during validation
+_EXCEPTION_SCRIPT = """
+import os, sys, warnings
+import lightning.pytorch as L
+from lightning.pytorch.callbacks import OnExceptionCheckpoint
+import lightning_metrics as lm
+from tests.integration.integration_helpers import CountAccuracy, RecordingModel, loader
+
+warnings.simplefilter("ignore")
+
+
+class FailsOnRank1(RecordingModel):
+    crash = False
+
+    def validation_step(self, batch, batch_idx):
+        if self.global_rank == 1 and batch_idx == 1:
+            if self.crash:
+                os._exit(3)  # the process dies: no exception, no checkpoint
+            raise ValueError("boom on rank 1")
+        return super().validation_step(batch, batch_idx)
+
+
+def fit(model, callbacks):
+    trainer = L.Trainer(accelerator="cpu", devices=2, strategy="ddp", max_epochs=1, logger=False,
+                        enable_progress_bar=False, enable_model_summary=False, num_sanity_val_steps=0,
+                        callbacks=[lm.MetricsCallback({"acc": CountAccuracy()}), *callbacks])
+    try:
+        trainer.fit(model, loader(32), loader(64))
+    except BaseException as err:
+        print(f"[caught on rank {trainer.global_rank}] {type(err).__name__}: {err}", flush=True)
+
+
+if __name__ == "__main__":
+    # 1. rank 1 raises; OnExceptionCheckpoint writes a checkpoint on every rank
+    fit(FailsOnRank1(lr=0.0), [OnExceptionCheckpoint(sys.argv[1])])
+    # 2. (the same processes) rank 1 dies during validation
+    model = FailsOnRank1(lr=0.0)
+    model.crash = True
+    fit(model, [])
+"""
+
+
+def test_a_rank_that_fails_during_validation_is_reported_as_such(tmp_path: Path) -> None:
+    """1. Rank 1 raises in ``validation_step`` and ``OnExceptionCheckpoint`` writes a checkpoint on every
+    rank: rank 1 tells rank 0 (at rank 0's epoch-end sync) that it stops, so rank 0 fails at once saying
+    so; rank 1's own error stays its error, no rank blames the metrics, and nobody hangs.
+    2. Rank 1 dies: rank 0's epoch-end sync says that another process stopped taking part."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.integration.integration_helpers import HERE, ROOT, CountAccuracy, free_port
+
+    script = tmp_path / "fails.py"
+    script.write_text(_EXCEPTION_SCRIPT)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(HERE)]), MASTER_ADDR="127.0.0.1",
+               MASTER_PORT=str(free_port()), OMP_NUM_THREADS="1")
+    start = time.monotonic()
+    proc = subprocess.run(["timeout", "-k", "10", "150", sys.executable, str(script), str(tmp_path)], cwd=str(tmp_path),
+                          env=env, capture_output=True, text=True)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode not in (124, 137), output[-4000:]  # not ended by the timeout
+    assert time.monotonic() - start < 120
+    assert "[caught on rank 1] ValueError: boom on rank 1" in output, output[-4000:]
+    assert "[caught on rank 0] PeerStoppedError: Metric sync on rank 0: rank 1 stopped on an exception" in output
+    assert "differ across processes" not in output
+    assert ("[caught on rank 0] RuntimeError: MetricsCallback: the 'val' metrics (dataloader 0) could not be merged "
+            "across processes at the epoch end on rank 0: another process stopped taking part") in output, output[-4000:]
+    # the checkpoint holds no metric states (they cannot be merged), and a resume from it says so
+    state = torch.load(tmp_path / "on_exception.ckpt", weights_only=False)
+    (saved,) = [v for k, v in state["callbacks"].items() if k.startswith("MetricsCallback")]
+    assert saved["interrupted"] and saved["metrics"] == {}
+    with pytest.warns(UserWarning, match="holds no metric states"):
+        lm.MetricsCallback({"acc": CountAccuracy()}).load_state_dict(saved)

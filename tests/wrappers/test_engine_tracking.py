@@ -68,7 +68,8 @@ def _series(events: EventAccumulator, tag: str) -> list[float]:
 
 
 def test_best_and_intervals_in_callback_metrics_and_tensorboard(tmp_path: Path):
-    callback = lm.MetricsCallback(_metrics(), stages=("train", "val"), track_best=["acc", "error"],
+    callback = lm.MetricsCallback(_metrics(), stages=("train", "val"),
+                                  track_best=["train/acc", "acc", "train/error", "val/error"],
                                   confidence_intervals=["acc", "f1"], ci_bootstraps=60, ci_stages=("train", "val"))
     logger = TensorBoardLogger(str(tmp_path), name="tb")
     trainer = L.Trainer(callbacks=[callback], **trainer_kwargs(tmp_path, max_epochs=4, logger=logger))
