@@ -37,8 +37,7 @@ class BoxIoUMetric(Metric):
     is_differentiable: bool = False
     higher_is_better: Optional[bool] = True
     full_state_update: bool = False
-    # lists of per-image dicts: the engine coalesces tensor batches only (lists of dicts: issue 24)
-    additive_update = False
+    additive_update = True  # per-image values: one update of joined batches holds the same states
 
     _measure = "iou"
     _invalid_val = -1.0  # torchmetrics' marker of an invalid value (kept for compatibility)

@@ -99,8 +99,7 @@ class MeanAveragePrecision(Metric):
     is_differentiable: bool = False
     higher_is_better: Optional[bool] = True
     full_state_update: bool = False
-    # lists of per-image dicts: the engine coalesces tensor batches only (lists of dicts: issue 24)
-    additive_update = False
+    additive_update = True  # per-image detections: one update of joined batches holds the same states
     plot_lower_bound: float = 0.0
     plot_upper_bound: float = 1.0
 

@@ -9,7 +9,7 @@ import lightning.pytorch as L
 import pytest
 import torch
 from tests.integration.integration_helpers import RecordingModel, SaveCheckpointAt, loader, trainer_kwargs
-from tests.reliability._registry import ENTRIES, TEXT_KINDS, assert_close, batches
+from tests.reliability._registry import ENTRIES, assert_close, batches
 
 import lightning_metrics as lm
 from lightning_metrics.classification import MulticlassAccuracy, MulticlassConfusionMatrix, MulticlassF1Score
@@ -35,12 +35,6 @@ NOT_ADDITIVE = {
     "Running",
     "RunningMean",
     "RunningSum",
-    # lists of per-image dicts: the buffer joins tensor batches only (lists of dicts through the engine: issue 24)
-    "MeanAveragePrecision",
-    "IntersectionOverUnion",
-    "GeneralizedIntersectionOverUnion",
-    "DistanceIntersectionOverUnion",
-    "CompleteIntersectionOverUnion",
 }
 
 
@@ -119,8 +113,6 @@ def test_buffer_is_full_at_its_byte_limit() -> None:
 @pytest.mark.parametrize("key", sorted(ENTRIES))
 def test_coalesced_updates_equal_one_update_per_batch(key: str) -> None:
     entry = ENTRIES[key]
-    if entry.kind in TEXT_KINDS:
-        pytest.skip("lists (of strings) are not coalesced by the engine yet: issue 24")
     stage = StageMetrics.build(entry.build())
     if not stage.coalesce(64, 2**30):
         assert entry.name in NOT_ADDITIVE, f"{key} is not additive: add `additive_update` or list it here"
