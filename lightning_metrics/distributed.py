@@ -51,6 +51,10 @@ _REDUCE_OPS = {"sum": "SUM", "mean": "SUM", "max": "MAX", "min": "MIN"}
 _WIRE_DTYPE = {torch.bool: torch.uint8, torch.int16: torch.int32}
 SYNC_TIMEOUT_ENV = "LIGHTNING_METRICS_SYNC_TIMEOUT"
 _sync_timeout: Optional[float] = None
+# The exchanges a bounded sync stopped waiting for. They are still in flight and stay referenced here:
+# on torch 2.4, destroy_process_group holds the GIL while it waits for gloo's worker threads, and a
+# worker that frees the last reference to such an exchange needs the GIL, so it never returned.
+_abandoned_exchanges: list = []
 
 
 def set_sync_timeout(seconds: Optional[float]) -> None:
@@ -217,6 +221,7 @@ def _first_all_gather(tensor: Tensor, group: Optional[Any], metrics: Sequence["M
     try:
         work.wait(timeout=datetime.timedelta(seconds=seconds))
     except RuntimeError as err:
+        _abandoned_exchanges.append(work)
         names = ", ".join(sorted({type(m).__name__ for m in metrics}))
         raise RuntimeError(
             f"Metric sync on rank {dist.get_rank(group)}: the other processes did not join within "
