@@ -28,6 +28,7 @@ import torch
 from torch import Tensor
 
 from lightning_metrics.integration.coalesce import DEFAULT_MAX_BATCHES, DEFAULT_MAX_BYTES
+from lightning_metrics.integration.compat import log_keyed
 from lightning_metrics.integration.routing import ResultKind, RouteContext, Router, classify
 from lightning_metrics.integration.sampler import ShardPadding, leading_len, plan_padding, trim_batch
 from lightning_metrics.integration.stage_metrics import StageMetrics
@@ -403,10 +404,9 @@ class MetricsEngine:
             value = torch.as_tensor(value).detach().reshape(())
             if not value.is_floating_point():
                 value = value.float()
-            pl_module.log(
-                f"{self.router.key(stage, name)}_step{suffix}", value, on_step=True, on_epoch=False,
-                prog_bar=self.router._on_prog_bar_name(name), logger=None, sync_dist=False,
-                add_dataloader_idx=False, batch_size=1,
+            log_keyed(
+                pl_module, f"{self.router.key(stage, name)}_step{suffix}", value, on_step=True, on_epoch=False,
+                prog_bar=self.router._on_prog_bar_name(name), logger=None, sync_dist=False, batch_size=1,
             )
 
     def _log_interval(self, trainer: Any, pl_module: Any, stage: str, name: str, dataloader_idx: Optional[int],
@@ -432,9 +432,9 @@ class MetricsEngine:
             self._quiet_keys.add(key)
         # Logged once per epoch: the "sum" of that one value is the value, and spares Lightning the
         # batch-size weights it keeps for "mean" (one state less to create, update and divide by).
-        pl_module.log(
-            key, value, prog_bar=prog_bar, logger=None, on_step=False, on_epoch=True, reduce_fx="sum",
-            sync_dist=False, add_dataloader_idx=False, batch_size=1,
+        log_keyed(
+            pl_module, key, value, prog_bar=prog_bar, logger=None, on_step=False, on_epoch=True, reduce_fx="sum",
+            sync_dist=False, batch_size=1,
         )
         if track:  # the best so far of the metrics that track it (same value on every rank)
             for best_key, best in self.tracking.best_logs(key, value, trainer.current_epoch, self._metric_of):
