@@ -5,7 +5,14 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install test demo bench clean
+# The floor: the oldest supported Python, torch and lightning (.ci/floor.txt) in their own
+# environment. torch from the package index is the CUDA build (about 5 GB installed); it runs on the CPU.
+FLOOR_VENV ?= .venv-floor
+FLOOR_PY := $(FLOOR_VENV)/bin/python
+FLOOR_STAMP := $(FLOOR_VENV)/.installed
+FLOOR_PYTHON ?= $(or $(lastword $(sort $(wildcard $(HOME)/.pyenv/versions/3.10.*/bin/python3))),$(shell command -v python3.10))
+
+.PHONY: install test floor-python install-floor test-floor demo bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +25,22 @@ install: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest -n 2 --dist loadfile -q
 
+$(FLOOR_STAMP): pyproject.toml .ci/floor.txt
+	@test -n "$(FLOOR_PYTHON)" || { echo "make test-floor: no Python 3.10 (none under ~/.pyenv/versions, no python3.10 on PATH); name one with FLOOR_PYTHON=/path/to/python3.10" >&2; exit 2; }
+	rm -rf $(FLOOR_VENV)
+	$(FLOOR_PYTHON) -m venv $(FLOOR_VENV)
+	$(FLOOR_PY) -m pip install --quiet -c .ci/floor.txt -e ".[test]"
+	touch $(FLOOR_STAMP)
+
+floor-python:
+	@echo "$(FLOOR_PYTHON)"
+
+install-floor: $(FLOOR_STAMP)
+
+test-floor: $(FLOOR_STAMP)
+	@$(FLOOR_PY) -c "import sys, torch, lightning, pytorch_lightning, torchmetrics; print('floor: Python', sys.version.split()[0], '| torch', torch.__version__, '| lightning', lightning.__version__, '| pytorch_lightning', pytorch_lightning.__version__, '| torchmetrics', torchmetrics.__version__)"
+	LIGHTNING_METRICS_FLOOR=1 $(FLOOR_PY) -m pytest -n 2 --dist loadfile -q
+
 demo: $(STAMP)
 	$(PY) examples/digits.py
 
@@ -25,4 +48,4 @@ bench: $(STAMP)
 	for f in benchmarks/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) lightning_logs
+	rm -rf $(VENV) $(FLOOR_VENV) lightning_logs

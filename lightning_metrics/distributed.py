@@ -58,6 +58,11 @@ STOPPING = -1  # sent instead of a layout fingerprint (never negative) by a rank
 class PeerStoppedError(RuntimeError):
     """A metric sync met a rank that is stopping on an exception (see :func:`announce_stopping`)."""
 
+# The exchanges a bounded sync stopped waiting for. They are still in flight and stay referenced here:
+# on torch 2.4, destroy_process_group holds the GIL while it waits for gloo's worker threads, and a
+# worker that frees the last reference to such an exchange needs the GIL, so it never returned.
+_abandoned_exchanges: list = []
+
 
 def set_sync_timeout(seconds: Optional[float]) -> None:
     """Bound how long a sync waits for the other processes (``None``: the backend's own timeout).
@@ -226,6 +231,7 @@ def _first_all_gather(tensor: Tensor, group: Optional[Any], metrics: Sequence["M
     try:
         work.wait(timeout=datetime.timedelta(seconds=seconds))
     except RuntimeError as err:
+        _abandoned_exchanges.append(work)
         names = ", ".join(sorted({type(m).__name__ for m in metrics}))
         raise RuntimeError(
             f"Metric sync on rank {dist.get_rank(group)}: the other processes did not join within "

@@ -73,7 +73,7 @@ def test_paths_and_make_targets_named_in_the_readme_exist() -> None:
         if "<" not in path and not path.startswith("lightning_logs"):
             assert (ROOT / path).exists(), path
     makefile = (ROOT / "Makefile").read_text()
-    for target in set(re.findall(r"\bmake (\w+)", README)):
+    for target in set(re.findall(r"\bmake (\w[\w-]*)", README)):
         assert re.search(rf"^{target}:", makefile, re.MULTILINE), target
     assert "examples/digits.py" in re.search(r"^demo:.*\n((?:\t.*\n)+)", makefile, re.MULTILINE).group(1)
     assert "make test" in (ROOT / ".ci" / "run").read_text()

@@ -38,6 +38,7 @@ from lightning_metrics.integration import loss as step_loss
 from lightning_metrics.integration import resume
 from lightning_metrics.integration._packages import possible_user_warnings
 from lightning_metrics.integration.coalesce import DEFAULT_MAX_BATCHES, DEFAULT_MAX_BYTES
+from lightning_metrics.integration.compat import log_keyed
 from lightning_metrics.integration.inputs import (
     STAGES, bind_keys, extracted_record, missing_keys_error, parse_inputs,
 )
@@ -486,10 +487,9 @@ class MetricsEngine(resume.EngineCheckpoints):
             value = torch.as_tensor(value).detach().reshape(())
             if not value.is_floating_point():
                 value = value.float()
-            pl_module.log(
-                f"{self.router.key(stage, name)}_step{suffix}", value, on_step=True, on_epoch=False,
-                prog_bar=self.router._on_prog_bar_name(name), logger=None, sync_dist=False,
-                add_dataloader_idx=False, batch_size=1,
+            log_keyed(
+                pl_module, f"{self.router.key(stage, name)}_step{suffix}", value, on_step=True, on_epoch=False,
+                prog_bar=self.router._on_prog_bar_name(name), logger=None, sync_dist=False, batch_size=1,
             )
 
     def _log_interval(self, trainer: Any, pl_module: Any, stage: str, name: str, dataloader_idx: Optional[int],
@@ -519,9 +519,9 @@ class MetricsEngine(resume.EngineCheckpoints):
         else:
             # Logged once per epoch: the "sum" of that one value is the value, and spares Lightning the
             # batch-size weights it keeps for "mean" (one state less to create, update and divide by).
-            pl_module.log(
-                key, value, prog_bar=prog_bar, logger=None, on_step=False, on_epoch=True, reduce_fx="sum",
-                sync_dist=False, add_dataloader_idx=False, batch_size=1,
+            log_keyed(
+                pl_module, key, value, prog_bar=prog_bar, logger=None, on_step=False, on_epoch=True,
+                reduce_fx="sum", sync_dist=False, batch_size=1,
             )
         if track:  # the best so far of the metrics that track it (same value on every rank)
             for best_key, best in self.tracking.best_logs(key, value, epoch, self._metric_of):

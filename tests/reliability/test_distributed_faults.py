@@ -5,6 +5,7 @@ Lightning DDP. Every case has a timeout: a hang fails the test instead of blocki
 
 from __future__ import annotations
 
+import gc
 import json
 import time
 import warnings
@@ -13,6 +14,7 @@ from typing import Any, Callable
 
 import pytest
 import torch
+import torch.distributed as dist
 
 import lightning_metrics as lm
 from lightning_metrics import Metric, MetricCollection, distributed
@@ -318,13 +320,19 @@ def _one_rank_worker(rank: int, world: int, bound: float) -> Any:
     start = time.monotonic()
     try:
         metric.compute()
+        message = "no error"
     except RuntimeError as err:
-        return str(err), time.monotonic() - start
-    return "no error", time.monotonic() - start
+        message = str(err)
+    waited = time.monotonic() - start
+    # the process group still comes down (returns once rank 1 has gone): on torch 2.4 it hung for
+    # good if the exchange the sync stopped waiting for had been garbage-collected
+    gc.collect()
+    dist.destroy_process_group()
+    return message, waited
 
 
 def test_compute_on_one_rank_only_is_detected_with_a_sync_timeout() -> None:
-    message, waited = run_distributed(_one_rank_worker, 3.0, timeout=120)[0]
+    message, waited = run_distributed(_one_rank_worker, 3.0, timeout=60)[0]
     assert "did not join within 3s" in message and "rank_zero_only" in message, message
     assert waited < 30
 
