@@ -104,8 +104,10 @@ class MeanAveragePrecision(Metric):
     plot_upper_bound: float = 1.0
 
     warn_on_many_detections: bool = True
-    # keys of the result that are no measure (the class ids): the Lightning engine does not log them
-    unlogged_results = ("classes",)
+    # keys of the result that are no measure: the class ids and the extended summary's arrays (per
+    # image and class IoUs, the precision/recall/score arrays); the Lightning engine neither logs nor
+    # draws them, and keeps them in its ``results``
+    unlogged_results = ("classes", "ious", "precision", "recall", "scores")
 
     def __init__(
         self,

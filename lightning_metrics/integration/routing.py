@@ -118,9 +118,13 @@ ProgBar = Union[bool, Sequence[str]]
 
 
 def _unlogged(result: RoutedResult, separator: str) -> bool:
-    """Whether ``result`` is one its metric names in ``unlogged_results`` (keys that are no measure)."""
-    leaf = result.name.split(separator)[-1]
-    return any(leaf == key or leaf.endswith(f"_{key}") for key in getattr(result.metric, "unlogged_results", ()))
+    """Whether ``result`` is, or lies inside, a key its metric names in ``unlogged_results``:
+    values that are no measure to log or draw (detection's class ids, its extended summary's
+    per-image IoUs and precision arrays). They stay in the engine's ``results``."""
+    keys = getattr(result.metric, "unlogged_results", ())
+    return bool(keys) and any(
+        part == key or part.endswith(f"_{key}") for part in result.name.split(separator) for key in keys
+    )
 
 
 @dataclass
@@ -170,6 +174,8 @@ class Router:
     def route(self, result: RoutedResult, context: RouteContext) -> None:
         """Deliver one result: scalars to ``self.log``, the rest to the sinks (rank zero)."""
         kind = result.kind
+        if _unlogged(result, self.separator):
+            return
         if kind is ResultKind.SCALAR:
             self._log(result, result.key, result.value, context, per_class=False)
             self._to_sinks(result, context)  # a sink may draw more than the number (a reliability diagram)
@@ -189,10 +195,6 @@ class Router:
                     result.stage, f"{result.name}{self.separator}{sub_name}", sub_value, context,
                     result.dataloader_idx, metric=result.metric,
                 )
-            return
-        if kind is ResultKind.PER_CLASS and _unlogged(result, self.separator):
-            # not a measure (detection's class ids): kept in the results and the sinks, not logged
-            self._to_sinks(result, context)
             return
         if kind is ResultKind.PER_CLASS:
             labels = self._labels(result)

@@ -1,10 +1,10 @@
 """A recommender trained with Lightning logs retrieval metrics; the PR curve reaches TensorBoard.
 
-Its steps return ``preds``, ``target`` and ``indexes`` (the user of each scored item). The engine
-passes only ``(preds, target)`` to metrics today; passing the other keys a metric's ``update``
-takes is issue 24. Until then the native test is an expected failure, and the adapter test (the
-user id packed into a second column of ``preds``) checks the rest of the way: logging under
-``val/...``, values equal to the metrics fed directly, the curve drawn in TensorBoard.
+Its steps return ``preds``, binary ``target``, ``graded`` relevance and ``indexes`` (the user of
+each scored item); the callback's ``inputs`` names the keys each metric's ``update`` reads (NDCG
+the graded relevance). A second run packs the user id into a column of ``preds`` behind a
+test-local adapter, the way users had to before the engine read other keys. Both check logging
+under ``val/...``, values equal to the metrics fed directly, and the curve drawn in TensorBoard.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class Recommender(L.LightningModule):
         scores = self(users, items).sigmoid()
         if self.packed:
             return {"preds": torch.stack([scores, query.double()], 1), "target": relevance}
-        return {"preds": scores, "target": relevance, "indexes": query}
+        return {"preds": scores, "target": (relevance > 0).long(), "graded": relevance, "indexes": query}
 
     def configure_optimizers(self) -> Any:
         return torch.optim.SGD(self.parameters(), lr=0.1)
@@ -88,7 +88,8 @@ def _metrics(packed: bool) -> dict:
     }
     for name, metric in built.items():
         metric.binary = name != "ndcg"
-    return built
+    # NDCG reads graded relevance, the others binary targets: different inputs, so no shared sort
+    return built if packed else lm.MetricCollection(built, compute_groups=False)
 
 
 class Collect(L.Callback):
@@ -106,6 +107,13 @@ class Collect(L.Callback):
         self.outputs.append((preds.detach().clone(), relevance.clone(), query.clone()))
 
 
+# which step-output keys each metric's update(preds, target, indexes) reads
+INPUTS = {
+    "ndcg": ("preds", "graded", "indexes"),
+    **{name: ("preds", "target", "indexes") for name in ("map", "mrr", "pr_curve")},
+}
+
+
 def _fit(tmp_path: Path, packed: bool) -> tuple[L.Trainer, Collect, Path]:
     collect = Collect()
     logger = TensorBoardLogger(str(tmp_path), name="tb")
@@ -118,7 +126,7 @@ def _fit(tmp_path: Path, packed: bool) -> tuple[L.Trainer, Collect, Path]:
         enable_model_summary=False,
         enable_checkpointing=False,
         num_sanity_val_steps=0,
-        callbacks=[lm.MetricsCallback(_metrics(packed), stages=("val",)), collect],
+        callbacks=[lm.MetricsCallback(_metrics(packed), stages=("val",), inputs=None if packed else INPUTS), collect],
     )
     data = _interactions(0)
     trainer.fit(
@@ -151,8 +159,6 @@ def test_a_recommender_logs_retrieval_metrics_through_an_adapter(tmp_path: Path)
     _check(*_fit(tmp_path, packed=True))
 
 
-@pytest.mark.xfail(
-    strict=True, raises=TypeError, reason="engine inputs: issue 24 (the engine passes only preds and target)"
-)
 def test_a_recommender_logs_retrieval_metrics(tmp_path: Path) -> None:
+    """The step returns preds, target and indexes: the engine gives each metric what its update takes."""
     _check(*_fit(tmp_path, packed=False))

@@ -1,8 +1,8 @@
 """Text metrics through the Lightning engine: a sequence model's validation step returns lists of
 strings as ``preds``/``target``; the values logged equal the functional oracle, in one process and
 under 2-process DDP with an odd-length validation set (the DistributedSampler pads it: the engine's
-padding drop trims lists as it trims tensors). Lists are not coalesced into fewer updates (the
-buffer holds tensors only; issue 24), which changes no value."""
+padding drop trims lists as it trims tensors); the engine's coalescing extends the lists of several
+batches into one update, which changes no value."""
 
 from __future__ import annotations
 
