@@ -404,6 +404,7 @@ class MetricsEngine(resume.EngineCheckpoints):
                     if name in intervals:
                         self._log_interval(trainer, pl_module, stage, name, suffix_idx, intervals[name])
             metrics.reset()
+        self.router.finish(stage, context)  # sinks that need every result of the stage (a summary table)
         charts = self.tracking.pending_charts() if trainer.is_global_zero else None
         if charts:
             from lightning_metrics.integration.loggers import write_margin_charts

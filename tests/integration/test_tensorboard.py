@@ -495,3 +495,15 @@ def test_operating_point_tuples_are_text_not_curves() -> None:
         and "0.75" in rendering.text
         and rendering.table[1:] == [["0", "0.75"], ["1", "0.3"]]
     )
+
+
+def test_a_standalone_test_run_writes_one_summary_table(tb_run: dict) -> None:
+    """``trainer.test`` ends with one table of its scalars in the Text tab; a fit's epochs do not."""
+    events = read_events(tb_run["tb_dir"])
+    tensors = events.Tags()["tensors"]
+    summaries = [t for t in tensors if t.split("/")[1] == "summary"]
+    assert summaries == ["test/summary/text_summary"], tensors
+    (event,) = events.Tensors(summaries[0])
+    table = text_of(event)
+    acc = float(tb_run["callback"].results["test/acc"])
+    assert "test/acc" in table and f"{acc:.4f}" in table, table
