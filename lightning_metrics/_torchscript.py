@@ -58,7 +58,13 @@ def resolve_annotations(cls: type) -> None:
 
 
 def _scriptable(annotation: Any) -> bool:
-    """Whether TorchScript has a type for ``annotation`` (True when that cannot be asked)."""
+    """Whether TorchScript has a type for ``annotation`` (True when that cannot be asked).
+
+    ``Any`` says nothing TorchScript can use, and torch 2.4 on Python 3.10 mistakes it for
+    ``Final`` (a constant, which a set or a dict cannot be): it is never kept.
+    """
+    if annotation is Any:
+        return False
     try:
         from torch._sources import fake_range
         from torch.jit.annotations import try_ann_to_type

@@ -263,7 +263,8 @@ class MetricCollection(nn.ModuleDict):
         return name if self.postfix is None else name + self.postfix
 
     def _renamed(self) -> dict[str, Metric]:
-        return {self._set_name(k): m for k, m in self._modules.items()}  # type: ignore[misc]
+        # the container type of ``_modules`` (an OrderedDict before torch 2.5), whose views torchmetrics returns
+        return type(self._modules)((self._set_name(k), m) for k, m in self._modules.items())  # type: ignore[misc]
 
     def keys(self, keep_base: bool = False) -> Iterable[str]:  # type: ignore[override]
         """Metric names, with prefix/postfix unless ``keep_base`` (a dict view either way, as in torchmetrics)."""

@@ -73,6 +73,12 @@ def test_half_precision_matches_torchmetrics(case, dtype):
         theirs = _call(tmf, name, args, kwargs)
     except NotImplementedError:  # torchmetrics' 3-D pooling has no half kernels on CPU; ours pools in float32
         theirs = None
+    except RuntimeError as error:
+        if "not implemented for" not in str(error):
+            raise
+        # torch before 2.5 has no half CPU kernel for torchmetrics' reflection padding: no oracle
+        # of torchmetrics' half arithmetic (which ours follows) on this torch; ours ran above
+        pytest.skip(f"torchmetrics cannot run this in {dtype} on torch {torch.__version__}: {error}")
     else:
         _same_layout(ours, theirs)
     if name in HALF_LAYOUT_ONLY and returns_map(kwargs):

@@ -57,7 +57,10 @@ def _batch_statistics(preds: Tensor, target: Tensor) -> tuple[Tensor, Tensor, Te
     means = z.mean(dim=-1)
     centred = (z - means.unsqueeze(-1)).transpose(0, 1)  # (d, 3, N)
     comoments = torch.bmm(centred, centred.transpose(1, 2))  # (d, 3, 3): one BLAS call, two-pass accurate
-    mins, maxs = torch.aminmax(z[:2], dim=-1)
+    if z.requires_grad:  # torch before 2.5 has no derivative for aminmax; amin and amax have one
+        mins, maxs = z[:2].amin(dim=-1), z[:2].amax(dim=-1)
+    else:
+        mins, maxs = torch.aminmax(z[:2], dim=-1)
     return means, comoments.reshape(-1, _NUM_VARS * _NUM_VARS).t(), mins, maxs
 
 
