@@ -61,7 +61,7 @@ class MetricName:
 
 def _table() -> dict[str, MetricName]:
     classification = {
-        "accuracy": "Accuracy", "precision": "Precision", "recall": "Recall", "f1": "F1Score",
+        "accuracy": "Accuracy", "acc": "Accuracy", "precision": "Precision", "recall": "Recall", "f1": "F1Score",
         "f1_score": "F1Score", "fbeta": "FBetaScore", "fbeta_score": "FBetaScore", "specificity": "Specificity",
         "negative_predictive_value": "NegativePredictiveValue", "hamming_distance": "HammingDistance",
         "exact_match": "ExactMatch", "jaccard_index": "JaccardIndex", "matthews_corrcoef": "MatthewsCorrCoef",

@@ -43,8 +43,8 @@ from lightning_metrics.integration.compat import log_keyed
 from lightning_metrics.integration.inputs import (
     STAGES, bind_keys, extracted_record, missing_keys_error, parse_inputs,
 )
-from lightning_metrics.integration.routing import ResultKind, RouteContext, Router, classify
-from lightning_metrics.integration.sampler import ShardPadding, leading_len, plan_padding, trim_batch
+from lightning_metrics.integration.routing import ResultKind, RouteContext, Router, classify, detach_values, scalar_items
+from lightning_metrics.integration.sampler import ShardPadding, leading_len, plan_padding, stage_loader, trim_batch
 from lightning_metrics.integration.stage_metrics import StageMetrics
 from lightning_metrics.integration.task_inference import EngineTaskInference
 from lightning_metrics.integration.tracking import Names, Tracking, find_metric
@@ -427,7 +427,7 @@ class MetricsEngine(resume.EngineCheckpoints, EngineTaskInference):
                 values, intervals = self.tracking.split_intervals(metrics.native, metrics.compute())
                 suffix_idx = idx if several else None
                 for name, value in values.items():
-                    value = _detach(value)
+                    value = detach_values(value)
                     self.results[self.router.key(stage, name) + ("" if suffix_idx is None else f"/dataloader_idx_{idx}")] = value
                     self.router.route_value(
                         stage, name, value, context, suffix_idx, metrics.num_classes(name), metric=metrics.metric(name)
@@ -478,7 +478,7 @@ class MetricsEngine(resume.EngineCheckpoints, EngineTaskInference):
             return None
         key = (stage, dataloader_idx)
         if key not in self._plans:
-            loader = _stage_loader(trainer, stage, dataloader_idx)
+            loader = stage_loader(trainer, stage, dataloader_idx)
             plan = plan_padding(loader) if loader is not None else "its dataloader could not be found"
             if isinstance(plan, str):
                 self._warn_once(
@@ -512,7 +512,7 @@ class MetricsEngine(resume.EngineCheckpoints, EngineTaskInference):
     def _log_step_values(self, pl_module: Any, stage: str, dataloader_idx: int, trainer: Any, values: dict) -> None:
         several = self._num_dataloaders(trainer, stage) > 1
         suffix = f"/dataloader_idx_{dataloader_idx}" if several else ""
-        for name, value in _scalar_items(values, self.router.separator):  # a task's metrics: "task/acc"
+        for name, value in scalar_items(values, self.router.separator):  # a task's metrics: "task/acc"
             if classify(value) is not ResultKind.SCALAR:
                 continue  # batch values are scalars only; the epoch value routes the rest
             value = torch.as_tensor(value).detach().reshape(())
@@ -590,37 +590,3 @@ class MetricsEngine(resume.EngineCheckpoints, EngineTaskInference):
 # what gloo and NCCL say when a peer process has gone (raised, exited, killed)
 _PEER_GONE = ("Connection closed by peer", "Connection reset by peer", "remote worker crashing", "Broken pipe",
               "NCCL communicator was aborted", "Socket Timeout")
-
-
-def _scalar_items(values: Mapping[str, Any], separator: str, prefix: str = "") -> Iterable[tuple[str, Any]]:
-    """(name, value) of ``values``, with nested mappings (multitask results) flattened by ``separator``."""
-    for name, value in values.items():
-        if isinstance(value, Mapping):
-            yield from _scalar_items(value, separator, f"{prefix}{name}{separator}")
-        else:
-            yield f"{prefix}{name}", value
-
-
-def _detach(value: Any) -> Any:
-    if isinstance(value, Tensor):
-        return value.detach()
-    if isinstance(value, dict):
-        return {k: _detach(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_detach(v) for v in value)
-    return value
-
-
-def _stage_loader(trainer: Any, stage: str, dataloader_idx: int) -> Any:
-    """The (Lightning-processed, sampler-injected) dataloader of ``stage`` and ``dataloader_idx``."""
-    if stage == "train":
-        combined = trainer.fit_loop._combined_loader
-    else:
-        loop = trainer._evaluation_loop if stage == "val" else trainer.test_loop
-        combined = getattr(loop, "_combined_loader", None)
-    if combined is None:
-        return None
-    loaders = combined.flattened
-    if stage == "train" and len(loaders) != 1:
-        return combined  # several train loaders: not a single DataLoader, reported as unknown
-    return loaders[dataloader_idx] if dataloader_idx < len(loaders) else None
