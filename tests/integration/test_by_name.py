@@ -171,10 +171,10 @@ class TaskModel(L.LightningModule):
 
     OUT = {"binary": 1, "multiclass": 5, "multilabel": 3, "regression": 1}
 
-    def __init__(self, task: str, labels: bool = False) -> None:
+    def __init__(self, task: str, labels: bool = False, lr: float = 0.05) -> None:
         super().__init__()
         torch.manual_seed(0)
-        self.task, self.labels = task, labels
+        self.task, self.labels, self.lr = task, labels, lr
         self.layer = nn.Linear(FEATURES, self.OUT[task])
         self.seen: dict[str, list] = {}
 
@@ -212,7 +212,7 @@ class TaskModel(L.LightningModule):
         return torch.cat([p for p, _ in pairs]), torch.cat([t for _, t in pairs])
 
     def configure_optimizers(self) -> Any:
-        return torch.optim.SGD(self.parameters(), lr=0.05)
+        return torch.optim.SGD(self.parameters(), lr=self.lr)
 
 
 def _fit(tmp_path: Path, model: L.LightningModule, callbacks: list, epochs: int = 1, **kwargs: Any) -> L.Trainer:
