@@ -271,7 +271,11 @@ class TaskArguments:
             size = self.num_classes
             if size is None:
                 if not (scores and len(p) == len(t) + 1 and len(p) >= 2):
-                    raise ValueError(f"{where}: multiclass {seen} needs the number of classes: pass num_classes=C")
+                    one_hot = " (multiclass targets are class indices: for one-hot rows return target.argmax(1))"
+                    raise ValueError(
+                        f"{where}: multiclass {seen} needs the number of classes: pass num_classes=C"
+                        + (one_hot if p == t and len(p) >= 2 else "")
+                    )
                 size = p[1]
             out = replace(out, num_classes=size)
         elif task == "multilabel":

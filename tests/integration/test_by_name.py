@@ -64,6 +64,7 @@ ERROR_CASES = [
     ((_t((8,), F), _t((8,), F)), {}, ["accuracy"], "'accuracy' is a classification metric"),
     ((_t((8, 5), F), _t((8,), I)), {}, ["accuracy", "mse"], "'mse' is a regression metric"),
     ((_t((8,), F), _t((8,), I)), {"task": "multiclass"}, ["accuracy"], "needs the number of classes"),
+    ((_t((8, 3), F), _t((8, 3), I)), {}, ["categorical_accuracy"], "for one-hot rows return target.argmax(1)"),
     ((_t((8, 3), I), _t((8, 3), F)), {}, ["mse"], "regression metrics take floating preds"),
     (([1.0, 2.0], _t((2,), I)), {}, ["accuracy"], "from tensors `preds` and `target`"),
 ]
@@ -72,7 +73,7 @@ ERROR_CASES = [
 @pytest.mark.parametrize(("tensors", "given", "names", "message"), ERROR_CASES)
 def test_ambiguous_or_unfit_inputs_raise_saying_what_to_pass(tensors: tuple, given: dict, names: list, message: str) -> None:
     with pytest.raises((ValueError, TypeError), match=re.escape(message)):
-        TaskArguments(**given).infer(*tensors, names)
+        TaskArguments(**given).for_names(names, "test").infer(*tensors, names)  # (Keras names fix their task)
 
 
 def test_arguments_are_checked_when_the_callback_is_made() -> None:
