@@ -33,6 +33,14 @@ _BASES = callback_bases()  # lightning.pytorch.Callback and/or pytorch_lightning
 class MetricsCallback(*_BASES):  # type: ignore[misc]
     """Track metrics for a ``LightningModule`` without metric code in it.
 
+    ``MetricsCallback(["accuracy", "f1", "auroc"])`` is enough: metrics given by name (torchmetrics'
+    task-wrapper and regression names in snake case, and Keras' spellings, see
+    :mod:`~lightning_metrics.integration.by_name`) are built for the task the first batch shows
+    (multiclass with ``C`` classes for float ``preds (N, C)`` and integer ``target (N,)``, binary,
+    multilabel, regression) with torchmetrics' defaults, identically on every rank; ``task``,
+    ``num_classes``, ``num_labels``, ``average`` and ``threshold`` fix what would be inferred or
+    defaulted. Names and metric objects mix in one list or dict; a name is logged as given.
+
     The steps return ``{"preds": ..., "target": ...}`` (keys configurable, or ``extract``);
     every stage gets its own clone of ``metrics``, updated at each batch end and computed,
     logged as ``"{stage}/{name}"`` and reset at each epoch end. Exact under DDP (the
@@ -81,6 +89,8 @@ class MetricsCallback(*_BASES):  # type: ignore[misc]
     >>> callback = lm.MetricsCallback({"mean": MeanMetric(), "max": MaxMetric()}, stages=("val", "test"))
     >>> sorted(callback.engine.templates)
     ['test', 'val']
+    >>> lm.MetricsCallback(["accuracy", "f1", "confusion_matrix"]).engine.names()["val"]
+    ['accuracy', 'f1', 'confusion_matrix']
     """
 
     def __init__(
@@ -107,6 +117,11 @@ class MetricsCallback(*_BASES):  # type: ignore[misc]
         coalesce_batches: int = DEFAULT_MAX_BATCHES,
         track_loss: Any = False,
         checkpoint_mismatch: str = "warn",
+        task: Optional[str] = None,
+        num_classes: Optional[int] = None,
+        num_labels: Optional[int] = None,
+        average: Optional[str] = None,
+        threshold: Optional[float] = None,
     ) -> None:
         self.engine = MetricsEngine(
             metrics, stages, preds_key=preds_key, target_key=target_key, inputs=inputs, extract=extract,
@@ -115,6 +130,7 @@ class MetricsCallback(*_BASES):  # type: ignore[misc]
             track_best=track_best, confidence_intervals=confidence_intervals, ci_level=ci_level,
             ci_bootstraps=ci_bootstraps, ci_seed=ci_seed, ci_stages=ci_stages,
             coalesce_batches=coalesce_batches, track_loss=track_loss, checkpoint_mismatch=checkpoint_mismatch,
+            task=task, num_classes=num_classes, num_labels=num_labels, average=average, threshold=threshold,
         )
         self._trainer: Optional["pl.Trainer"] = None
         for hook in _UNUSED_BATCH_HOOKS:

@@ -37,14 +37,16 @@ from lightning_metrics import distributed
 from lightning_metrics.integration import loss as step_loss
 from lightning_metrics.integration import resume
 from lightning_metrics.integration._packages import possible_user_warnings
+from lightning_metrics.integration.by_name import TaskArguments
 from lightning_metrics.integration.coalesce import DEFAULT_MAX_BATCHES, DEFAULT_MAX_BYTES
 from lightning_metrics.integration.compat import log_keyed
 from lightning_metrics.integration.inputs import (
     STAGES, bind_keys, extracted_record, missing_keys_error, parse_inputs,
 )
-from lightning_metrics.integration.routing import ResultKind, RouteContext, Router, classify
-from lightning_metrics.integration.sampler import ShardPadding, leading_len, plan_padding, trim_batch
+from lightning_metrics.integration.routing import ResultKind, RouteContext, Router, classify, detach_values, scalar_items
+from lightning_metrics.integration.sampler import ShardPadding, leading_len, plan_padding, stage_loader, trim_batch
 from lightning_metrics.integration.stage_metrics import StageMetrics
+from lightning_metrics.integration.task_inference import EngineTaskInference
 from lightning_metrics.integration.tracking import Names, Tracking, find_metric
 from lightning_metrics.metric import MetricUserError
 from lightning_metrics.utilities.checks import check_choice, check_type
@@ -60,12 +62,16 @@ def _is_per_stage(metrics: Any) -> bool:
     return isinstance(metrics, dict) and bool(metrics) and set(metrics) <= set(STAGES)
 
 
-class MetricsEngine(resume.EngineCheckpoints):
+class MetricsEngine(resume.EngineCheckpoints, EngineTaskInference):
     """Update/compute/log/reset per stage and dataloader; see the module docstring.
 
     Args:
         metrics: a metric, a collection, a dict or list of metrics (each stage gets a clone), or
-            a dict from stage name to such metrics.
+            a dict from stage name to such metrics. A metric may be given by name (``"accuracy"``,
+            ``"f1"``, ``"mse"``, see :mod:`.by_name`): it is built for the task the stage's first
+            batch shows (see :mod:`.task_inference`).
+        task / num_classes / num_labels / average / threshold: fix what the metrics given by name
+            would otherwise infer or default to (``None``: infer, or torchmetrics' default).
         stages: the stages to track; defaults to all three (or to the keys of a per-stage dict).
         preds_key / target_key: where to find predictions and targets in a step's output dict.
         inputs: the keys of the metric inputs in a step's output dict, for metrics that take
@@ -137,6 +143,11 @@ class MetricsEngine(resume.EngineCheckpoints):
         coalesce_bytes: int = DEFAULT_MAX_BYTES,
         track_loss: Any = False,
         checkpoint_mismatch: str = "warn",
+        task: Optional[str] = None,
+        num_classes: Optional[int] = None,
+        num_labels: Optional[int] = None,
+        average: Optional[str] = None,
+        threshold: Optional[float] = None,
     ) -> None:
         per_stage = _is_per_stage(metrics)
         if stages is None:
@@ -174,40 +185,38 @@ class MetricsEngine(resume.EngineCheckpoints):
         )
         tracked = tuple(s for s in self.stages if not per_stage or s in metrics)
         self.loss_modes = step_loss.parse_track_loss(track_loss, tracked)
+        self.owner = owner
+        self._init_task_inference(TaskArguments(task, num_classes, num_labels, average, threshold))
         self.templates: dict[str, StageMetrics] = {}
         shared: dict[tuple[int, bool, bool], StageMetrics] = {}
         for stage in tracked:
-            source = metrics[stage] if per_stage else metrics
+            source = self._named_source(stage, metrics[stage] if per_stage else metrics)
+            if source is None:
+                continue  # metrics given by name, built at the stage's first batch (a placeholder till then)
             # Pristine templates, never updated: per-dataloader clones are copied from them. Stages
             # given the same metrics share one, unless only some of them get bootstrap replicates
             # or the loss.
             key = (id(source), self.tracking.resamples(stage), stage in self.loss_modes)
             if key not in shared:
-                shared[key] = deepcopy(StageMetrics.build(source))
-                self.tracking.prepare(shared[key].native, owner, stage)  # multitask names, bootstrap replicates
-                if stage in self.loss_modes:
-                    step_loss.add_loss_metric(shared[key], owner, stage)
+                shared[key] = self._new_template(stage, source)
             else:
                 self.tracking.prepare(None, owner, stage)  # (its template is prepared already)
             self.templates[stage] = shared[key]
-        self.tracking.check_found(owner, [n for t in self.templates.values() for n in t.names()])
+        self._check_task_arguments()
+        if not self._pending:  # (the names of metrics built later are not known yet)
+            self.tracking.check_found(owner, [n for t in self.templates.values() for n in t.names()])
         self.preds_key, self.target_key, self.extract_fn = preds_key, target_key, extract
-        self.owner = owner
         self.checkpoint_mismatch = checkpoint_mismatch
         # the keys read from the step output per stage, and the layout of the records they make
         self._keys: dict[str, tuple[str, ...]] = {}
         self._layouts: dict[str, tuple] = {}
         self._uses_keys = extract is None
         self._key_errors: dict[str, ValueError] = {}  # default keys that do not fit: raised at their first use
+        self._inputs_given = inputs is not None
         if self._uses_keys:
-            specs = parse_inputs(inputs, preds_key, target_key, tracked)
+            self._input_specs = parse_inputs(inputs, preds_key, target_key, tracked)
             for stage, template in self.templates.items():
-                try:
-                    self._bind_keys(stage, template, specs[stage])
-                except ValueError as err:
-                    if inputs is not None:
-                        raise
-                    self._key_errors[stage] = err  # (metrics fed through `update_metrics` need no keys)
+                self._rebind(stage, template)
         self.step_stages = frozenset(step_stages)
         self.coalesce_batches, self.coalesce_bytes = coalesce_batches, coalesce_bytes
         self.router = Router(
@@ -238,9 +247,28 @@ class MetricsEngine(resume.EngineCheckpoints):
         for stage in self.templates:  # the first dataloader's metrics now, not in the first batch of a run
             self.metrics_for(stage, 0)
 
+    def _new_template(self, stage: str, source: Any) -> StageMetrics:
+        """A stage's pristine metrics (never updated; the per-dataloader clones are copied from it)."""
+        template = deepcopy(StageMetrics.build(source))
+        self.tracking.prepare(template.native, self.owner, stage)  # multitask names, bootstrap replicates
+        if stage in self.loss_modes:
+            step_loss.add_loss_metric(template, self.owner, stage)
+        return template
+
     def _bind_keys(self, stage: str, template: StageMetrics, spec: Any) -> None:
         """The keys the stage reads from a step's output, and its metrics' bindings (errors now)."""
         self._keys[stage], self._layouts[stage] = bind_keys(template, stage, spec, stage in self.loss_modes)
+
+    def _rebind(self, stage: str, template: StageMetrics) -> None:
+        if not self._uses_keys:
+            return
+        self._key_errors.pop(stage, None)
+        try:
+            self._bind_keys(stage, template, self._input_specs[stage])
+        except ValueError as err:
+            if self._inputs_given:
+                raise
+            self._key_errors[stage] = err  # (metrics fed through `update_metrics` need no keys)
 
     # ------------------------------------------------------------------ access
     @staticmethod
@@ -323,6 +351,8 @@ class MetricsEngine(resume.EngineCheckpoints):
             # checking"); setup and epoch_end drop the entries
             if stage not in self.templates or trainer.sanity_checking:
                 return
+            if stage in self._pending:  # metrics given by name: built now, for this first batch
+                deferred = self._resolve_from_batch(trainer, stage, outputs, batch, deferred)
             metrics = self.metrics_for(stage, dataloader_idx, trainer, pl_module.device)
             active = self._active[(stage, dataloader_idx)] = (metrics, self._plan(trainer, stage, dataloader_idx))
         metrics, plan = active
@@ -382,6 +412,7 @@ class MetricsEngine(resume.EngineCheckpoints):
         self._active = {k: v for k, v in self._active.items() if k[0] != stage}
 
     def _compute_and_route(self, trainer: Any, pl_module: Any, stage: str, indices: list[int], several: bool) -> None:
+        self._agree_on_tasks(trainer, (stage,))  # before the stage's first sync: every rank builds the same
         context = RouteContext(
             log_scalar=lambda key, value, bar: self._log_epoch(trainer, pl_module, key, value, bar),
             trainer=trainer,
@@ -396,7 +427,7 @@ class MetricsEngine(resume.EngineCheckpoints):
                 values, intervals = self.tracking.split_intervals(metrics.native, metrics.compute())
                 suffix_idx = idx if several else None
                 for name, value in values.items():
-                    value = _detach(value)
+                    value = detach_values(value)
                     self.results[self.router.key(stage, name) + ("" if suffix_idx is None else f"/dataloader_idx_{idx}")] = value
                     self.router.route_value(
                         stage, name, value, context, suffix_idx, metrics.num_classes(name), metric=metrics.metric(name)
@@ -448,7 +479,7 @@ class MetricsEngine(resume.EngineCheckpoints):
             return None
         key = (stage, dataloader_idx)
         if key not in self._plans:
-            loader = _stage_loader(trainer, stage, dataloader_idx)
+            loader = stage_loader(trainer, stage, dataloader_idx)
             plan = plan_padding(loader) if loader is not None else "its dataloader could not be found"
             if isinstance(plan, str):
                 self._warn_once(
@@ -482,7 +513,7 @@ class MetricsEngine(resume.EngineCheckpoints):
     def _log_step_values(self, pl_module: Any, stage: str, dataloader_idx: int, trainer: Any, values: dict) -> None:
         several = self._num_dataloaders(trainer, stage) > 1
         suffix = f"/dataloader_idx_{dataloader_idx}" if several else ""
-        for name, value in _scalar_items(values, self.router.separator):  # a task's metrics: "task/acc"
+        for name, value in scalar_items(values, self.router.separator):  # a task's metrics: "task/acc"
             if classify(value) is not ResultKind.SCALAR:
                 continue  # batch values are scalars only; the epoch value routes the rest
             value = torch.as_tensor(value).detach().reshape(())
@@ -560,37 +591,3 @@ class MetricsEngine(resume.EngineCheckpoints):
 # what gloo and NCCL say when a peer process has gone (raised, exited, killed)
 _PEER_GONE = ("Connection closed by peer", "Connection reset by peer", "remote worker crashing", "Broken pipe",
               "NCCL communicator was aborted", "Socket Timeout")
-
-
-def _scalar_items(values: Mapping[str, Any], separator: str, prefix: str = "") -> Iterable[tuple[str, Any]]:
-    """(name, value) of ``values``, with nested mappings (multitask results) flattened by ``separator``."""
-    for name, value in values.items():
-        if isinstance(value, Mapping):
-            yield from _scalar_items(value, separator, f"{prefix}{name}{separator}")
-        else:
-            yield f"{prefix}{name}", value
-
-
-def _detach(value: Any) -> Any:
-    if isinstance(value, Tensor):
-        return value.detach()
-    if isinstance(value, dict):
-        return {k: _detach(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_detach(v) for v in value)
-    return value
-
-
-def _stage_loader(trainer: Any, stage: str, dataloader_idx: int) -> Any:
-    """The (Lightning-processed, sampler-injected) dataloader of ``stage`` and ``dataloader_idx``."""
-    if stage == "train":
-        combined = trainer.fit_loop._combined_loader
-    else:
-        loop = trainer._evaluation_loop if stage == "val" else trainer.test_loop
-        combined = getattr(loop, "_combined_loader", None)
-    if combined is None:
-        return None
-    loaders = combined.flattened
-    if stage == "train" and len(loaders) != 1:
-        return combined  # several train loaders: not a single DataLoader, reported as unknown
-    return loaders[dataloader_idx] if dataloader_idx < len(loaders) else None

@@ -71,9 +71,16 @@ class MetricsMixin:
     metrics_inputs: Any = None  # output keys of the metric inputs: ("preds", "target", "indexes"), a mapping, ...
     metrics_track_loss: Any = False  # "sample" / "batch": log the step loss as "{stage}/loss"
     metrics_checkpoint_mismatch: str = "warn"  # checkpoint states of other metrics: "warn" (start empty) or "raise"
+    # for metrics given by name (configure_metrics may return ["accuracy", "f1"]): None infers from the first batch
+    metrics_task: Optional[str] = None
+    metrics_num_classes: Optional[int] = None
+    metrics_num_labels: Optional[int] = None
+    metrics_average: Optional[str] = None
+    metrics_threshold: Optional[float] = None
 
     def configure_metrics(self) -> Any:
-        """Return the metrics: a metric, a collection, a dict/list of them, or a dict per stage."""
+        """Return the metrics: a metric, a collection, a dict/list of them (names such as ``"accuracy"``
+        among them, built for the task of the first batch; see ``metrics_task``), or a dict per stage."""
         raise NotImplementedError(f"{type(self).__name__} mixes in MetricsMixin but does not define configure_metrics()")
 
     def extract_metric_inputs(self, outputs: Any, batch: Any) -> Any:
@@ -118,6 +125,11 @@ class MetricsMixin:
             coalesce_batches=self.metrics_coalesce_batches,
             track_loss=self.metrics_track_loss,
             checkpoint_mismatch=self.metrics_checkpoint_mismatch,
+            task=self.metrics_task,
+            num_classes=self.metrics_num_classes,
+            num_labels=self.metrics_num_labels,
+            average=self.metrics_average,
+            threshold=self.metrics_threshold,
         )
         self.__dict__["_metrics_engine"] = engine
         for stage in engine.templates:

@@ -176,6 +176,7 @@ class EngineCheckpoints:
                 "(merging them needs every process); a resume from it starts the interrupted epoch's metrics empty."
             ))
             return {"metrics": {}, "best": self.tracking.state_dict(), "point": point, "interrupted": True}
+        self._agree_on_tasks(trainer, tuple(self.templates))  # named metrics: the same on every rank first
         self._take_batch_in_flight(trainer, point)
         out: dict[str, Any] = {}
         for stage in self.templates:
@@ -184,7 +185,10 @@ class EngineCheckpoints:
                 key = self.store_key(stage, idx)
                 out[key] = metrics.merged_state()
                 fingerprints[key] = metrics.fingerprint()
-        return {"metrics": out, "best": self.tracking.state_dict(), "point": point, "fingerprints": fingerprints}
+        return {
+            "metrics": out, "best": self.tracking.state_dict(), "point": point, "fingerprints": fingerprints,
+            "inferred": self.inferred_state(),
+        }
 
     def _take_batch_in_flight(self, trainer: Any, point: dict[str, Any]) -> None:
         """A checkpoint written in a train batch's ``on_train_batch_end``: Lightning will not replay that
@@ -201,6 +205,7 @@ class EngineCheckpoints:
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Keep the merged states; rank zero applies them when the metrics are next used (see the module docstring)."""
+        self._restore_inferred(state.get("inferred", {}))  # metrics given by name: built as they were
         self.tracking.load_state_dict(state.get("best", {}))  # equal on every rank: all keep them
         self._pending_load = dict(state.get("metrics", {}))
         self._save_point = dict(state["point"]) if "point" in state else None

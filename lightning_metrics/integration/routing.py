@@ -27,7 +27,7 @@ import enum
 import numbers
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Optional, Protocol, Sequence, Union, runtime_checkable
+from typing import Any, Callable, Iterable, Mapping, Optional, Protocol, Sequence, Union, runtime_checkable
 
 import torch
 from torch import Tensor
@@ -285,3 +285,23 @@ def _num_classes(metric: Any) -> Optional[int]:
         if isinstance(value, int):
             return value
     return None
+
+
+def scalar_items(values: Mapping[str, Any], separator: str, prefix: str = "") -> Iterable[tuple[str, Any]]:
+    """(name, value) of ``values``, with nested mappings (multitask results) flattened by ``separator``."""
+    for name, value in values.items():
+        if isinstance(value, Mapping):
+            yield from scalar_items(value, separator, f"{prefix}{name}{separator}")
+        else:
+            yield f"{prefix}{name}", value
+
+
+def detach_values(value: Any) -> Any:
+    """``value`` (a tensor, or a dict, list or tuple of them) without its autograd history."""
+    if isinstance(value, Tensor):
+        return value.detach()
+    if isinstance(value, dict):
+        return {k: detach_values(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(detach_values(v) for v in value)
+    return value

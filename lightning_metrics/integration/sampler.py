@@ -159,3 +159,18 @@ def _collect_lengths(value: Any, lengths: set) -> None:
     elif isinstance(value, dict):
         for inner in value.values():
             _collect_lengths(inner, lengths)
+
+
+def stage_loader(trainer: Any, stage: str, dataloader_idx: int) -> Any:
+    """The (Lightning-processed, sampler-injected) dataloader of ``stage`` and ``dataloader_idx``."""
+    if stage == "train":
+        combined = trainer.fit_loop._combined_loader
+    else:
+        loop = trainer._evaluation_loop if stage == "val" else trainer.test_loop
+        combined = getattr(loop, "_combined_loader", None)
+    if combined is None:
+        return None
+    loaders = combined.flattened
+    if stage == "train" and len(loaders) != 1:
+        return combined  # several train loaders: not a single DataLoader, reported as unknown
+    return loaders[dataloader_idx] if dataloader_idx < len(loaders) else None

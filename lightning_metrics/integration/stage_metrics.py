@@ -83,6 +83,7 @@ class StageMetrics(nn.Module):
         self.loss_metric: Optional[Metric] = None  # the engine's StepLoss, fed the record's last two values
         self._buffered_layout: Hashable = None  # the layout of the batches in the buffer
         self.where = "metrics"  # how messages name this stage and dataloader ("the 'val' metrics (dataloader 0)")
+        self.pending: tuple[str, ...] = ()  # names of metrics given by name, not built yet (see .task_inference)
 
     @classmethod
     def build(cls, metrics: Any) -> "StageMetrics":
@@ -126,7 +127,7 @@ class StageMetrics(nn.Module):
     def names(self) -> list[str]:
         """The names of the metrics (collection keys, then foreign names)."""
         native = list(self.native.keys()) if self.native is not None else []
-        return native + [n or type(m).__name__ for n, m in self._foreign]
+        return native + [n or type(m).__name__ for n, m in self._foreign] + list(self.pending)
 
     def metric(self, name: str) -> Any:
         """The metric that produced result ``name``, or None when no metric has that name."""

@@ -51,3 +51,11 @@ def test_regression_config_fit(tmp_path: Path) -> None:
         rows = list(csv.DictReader(handle))
     assert rows and {"val/mse", "val/mae", "val/r2", "val/pearson", "val/explained_variance"} <= set(rows[0])
     assert any(row["val/r2"] for row in rows)
+
+
+def test_names_config_fit_builds_the_metrics_from_the_first_batch(tmp_path: Path) -> None:
+    _cli("fit", "names.yaml", tmp_path)
+    (csv_path,) = (tmp_path / "lightning_logs" / "names_cli").glob("version_0/metrics.csv")
+    with open(csv_path) as handle:
+        columns = set(next(csv.DictReader(handle)))
+    assert {"val/accuracy", "val/f1", "val/auroc", "train/accuracy"} <= columns
