@@ -321,7 +321,7 @@ class MetricsEngine(resume.EngineCheckpoints):
         if active is None:
             # resolved once per epoch, never during the sanity check (so an entry means "not sanity
             # checking"); setup and epoch_end drop the entries
-            if stage not in self.templates or trainer.sanity_checking:
+            if stage not in self.templates or trainer.sanity_checking or self._replayed(trainer, stage):
                 return
             metrics = self.metrics_for(stage, dataloader_idx, trainer, pl_module.device)
             active = self._active[(stage, dataloader_idx)] = (metrics, self._plan(trainer, stage, dataloader_idx))
@@ -370,7 +370,7 @@ class MetricsEngine(resume.EngineCheckpoints):
                 f"{self.owner}: `update_metrics({stage!r}, ...)` was called but the batch-end hook never "
                 f"consumed it; if you override `on_{HOOK_OF_STAGE[stage]}_batch_end`, call `super()` in it."
             )
-        if stage not in self.templates or trainer.sanity_checking:
+        if stage not in self.templates or trainer.sanity_checking or self._replay_ended(stage):
             return
         if stage == "train":
             self._train_batch = None
