@@ -73,3 +73,26 @@ def _log_into_results(
         metric_attribute=None, rank_zero_only=False,
     )
     trainer._logger_connector._current_fx = fx
+
+
+def add_note(err: BaseException, note: str) -> None:
+    """``err.add_note(note)`` (PEP 678), also on Python 3.10, which has no ``add_note``: there the note
+    goes into ``err.__notes__`` as 3.11 keeps it (what ``add_note`` does, what tools such as pytest and
+    the ``exceptiongroup`` backport's traceback display read), though 3.10's own traceback does not print it.
+
+    >>> err = ValueError("bad")
+    >>> add_note(err, "more")
+    >>> err.__notes__
+    ['more']
+    """
+    if hasattr(err, "add_note"):
+        err.add_note(note)
+        return
+    notes = getattr(err, "__notes__", None)
+    if not isinstance(notes, list):
+        notes = []
+        try:
+            err.__notes__ = notes  # type: ignore[attr-defined]
+        except AttributeError:
+            return
+    notes.append(note)

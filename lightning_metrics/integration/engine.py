@@ -349,7 +349,7 @@ class MetricsEngine(resume.EngineCheckpoints, EngineTaskInference):
         if active is None:
             # resolved once per epoch, never during the sanity check (so an entry means "not sanity
             # checking"); setup and epoch_end drop the entries
-            if stage not in self.templates or trainer.sanity_checking:
+            if stage not in self.templates or trainer.sanity_checking or self._replayed(trainer, stage):
                 return
             if stage in self._pending:  # metrics given by name: built now, for this first batch
                 deferred = self._resolve_from_batch(trainer, stage, outputs, batch, deferred)
@@ -400,7 +400,7 @@ class MetricsEngine(resume.EngineCheckpoints, EngineTaskInference):
                 f"{self.owner}: `update_metrics({stage!r}, ...)` was called but the batch-end hook never "
                 f"consumed it; if you override `on_{HOOK_OF_STAGE[stage]}_batch_end`, call `super()` in it."
             )
-        if stage not in self.templates or trainer.sanity_checking:
+        if stage not in self.templates or trainer.sanity_checking or self._replay_ended(stage):
             return
         if stage == "train":
             self._train_batch = None

@@ -20,6 +20,12 @@ The states are also tied to the metrics that wrote them: each stage's :func:`fin
 warns once with what differs and starts those metrics empty (``checkpoint_mismatch="raise"``
 raises instead); states are never applied to other metrics, nor dropped silently.
 
+Lightning 2.4 (a fit loop without restart stages, see :func:`resumes_after_save_point`) resumes
+differently: it redoes the train batch whose ``on_train_batch_end`` wrote the checkpoint (that
+resume cannot be exact, and the engine says so), and it re-enters an evaluation that was running or
+had just ended with the val loader started afresh; the engine leaves that replayed evaluation out, as
+newer Lightning skips it.
+
 A checkpoint written while the fit is stopping on an exception (``OnExceptionCheckpoint``) on a
 run of several processes holds no metric states: merging them needs every process, and the
 others are elsewhere (or gone); a resume from it starts the interrupted epoch's metrics empty,
@@ -28,6 +34,7 @@ and says so.
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Mapping, Optional
 
 from lightning_metrics import distributed
@@ -82,6 +89,30 @@ def epoch_finished(trainer: Any, point: Mapping[str, Any]) -> bool:
     return isinstance(processed, int) and processed > int(point.get("epoch", 0))
 
 
+def _lightning_version(trainer: Any) -> str:
+    package = sys.modules.get(type(trainer).__module__.split(".")[0])
+    return str(getattr(package, "__version__", "?"))
+
+
+def resumes_after_save_point(trainer: Any) -> bool:
+    """Whether the fit loop tells where in an epoch its checkpoint was written and resumes after that
+    point (Lightning 2.5 and newer: ``update_restart_stage``). Older loops (2.4) set every counter back
+    to its last *completed* value and redo what was running: the train batch whose ``on_train_batch_end``
+    wrote the checkpoint (with the next batch the loader yields), and an evaluation that was running or
+    had just ended, which they re-enter at the restored batch count with the val loader started afresh."""
+    return hasattr(getattr(trainer, "fit_loop", None), "update_restart_stage")
+
+
+def replays_evaluation(trainer: Any, stage: str) -> bool:
+    """Whether this validation is one that a loop without restart stages re-enters after a resume (see
+    :func:`resumes_after_save_point`): its batches are the loader's first ones under the indexes of the
+    rest, so it is left out, as Lightning 2.5 and newer leave it (they skip it, or finish it properly)."""
+    if stage != "val" or resumes_after_save_point(trainer):
+        return False
+    val_loop = _counter(trainer, "fit_loop", "epoch_loop", "val_loop")
+    return bool(getattr(val_loop, "restarting", False)) and bool(getattr(trainer, "validating", False))
+
+
 def differences(saved: Mapping[str, str], current: Mapping[str, str]) -> dict[str, str]:
     """What differs between two fingerprints, by metric name (``name -> explanation``).
 
@@ -120,6 +151,30 @@ class EngineCheckpoints:
     store: Any
     tracking: Any
     checkpoint_mismatch: str
+    _replaying: frozenset = frozenset()  # the stages whose evaluation Lightning replays (left out)
+
+    def _replayed(self, trainer: Any, stage: str) -> bool:
+        """Whether the batches of ``stage`` are those of an evaluation that Lightning replays after a resume
+        (see :func:`replays_evaluation`): decided at the evaluation's first batch, kept until its end."""
+        if stage in self._replaying:
+            return True
+        if not replays_evaluation(trainer, stage):
+            return False
+        self._replaying = self._replaying | {stage}
+        self._warn_once(("replayed-eval", stage), (
+            f"{self.owner}: Lightning {_lightning_version(trainer)} re-enters the validation of epoch "
+            f"{trainer.current_epoch} that was running (or had just ended) when the checkpoint was written, feeding "
+            "the val loader from its start as if it were its remaining batches; that validation is left out of the "
+            "val metrics (Lightning 2.5 and newer skip it, or finish it properly)."
+        ))
+        return True
+
+    def _replay_ended(self, stage: str) -> bool:
+        """At a stage's epoch end: whether it was a replayed evaluation (then nothing is computed)."""
+        if stage not in self._replaying:
+            return False
+        self._replaying = self._replaying - {stage}
+        return True
 
     def resume(self, trainer: Any) -> None:
         """Apply the loaded train states that the resumed fit needs (see the module docstring): those of an
@@ -134,6 +189,14 @@ class EngineCheckpoints:
             metrics = self.store[key] if key in self.store else self.metrics_for("train", 0, trainer)
             if trainer.global_rank == 0:  # the merged state lives on rank zero only
                 metrics.load_merged_state(state, self._pending_skip.get(key, frozenset()))
+        if point.get("train_batch") is not None and not resumes_after_save_point(trainer):
+            self._warn_once(("redone-batch",), (
+                f"{self.owner}: the checkpoint was written in `on_train_batch_end` of batch {point['train_batch']} "
+                f"(epoch {point.get('epoch')}); Lightning {_lightning_version(trainer)} runs that batch again with the "
+                "batch its loader yields next (and, at the epoch's last batch, that epoch's validation again), so the "
+                "resumed epoch's train values count those samples too. An exact resume from a checkpoint written "
+                "there needs Lightning 2.5 or newer."
+            ))
         missing = point.get("missing_train_batch")
         if missing is not None:
             self._warn_once(("missing-batch",), (

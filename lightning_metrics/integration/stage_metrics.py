@@ -21,6 +21,7 @@ from torch import Tensor, nn
 from lightning_metrics import distributed
 from lightning_metrics.collection import MetricCollection, _reducible
 from lightning_metrics.integration.coalesce import BatchBuffer
+from lightning_metrics.integration.compat import add_note
 from lightning_metrics.integration.inputs import (
     Binding, Supplied, UpdateSignature, bind, check_all_used, supplied_by_call,
 )
@@ -244,9 +245,9 @@ class StageMetrics(nn.Module):
                 raise
 
     def _note_error(self, err: BaseException, name: str, metric: Any, label: Any) -> None:
-        if hasattr(err, "add_note") and not getattr(err, "_lm_noted", False):
+        if not getattr(err, "_lm_noted", False):
             batch = "" if label is None else f" at batch_idx={label}"
-            err.add_note(f"lightning_metrics: raised by {name!r} ({type(metric).__name__}) of the {self.where}{batch}.")
+            add_note(err, f"lightning_metrics: raised by {name!r} ({type(metric).__name__}) of the {self.where}{batch}.")
             try:
                 err._lm_noted = True  # type: ignore[attr-defined]
             except AttributeError:
@@ -309,8 +310,9 @@ class StageMetrics(nn.Module):
                 metric._update_count += (metric._update_count - count) * (batches - 1)
 
     def _note_late_error(self, err: BaseException, label: Any) -> None:
-        if hasattr(err, "add_note") and self._buffer is not None:
-            err.add_note(
+        if self._buffer is not None:
+            add_note(
+                err,
                 f"lightning_metrics: the batch with batch_idx={label} waited in a buffer of up to "
                 f"{self._buffer.max_batches} batches updated together, so its error surfaced late; "
                 "pass coalesce_batches=1 to update at every batch."

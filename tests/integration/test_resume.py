@@ -33,6 +33,7 @@ from typing import Any
 
 import pytest
 import torch
+from lightning.pytorch.loops.fit_loop import _FitLoop
 
 from tests.integration.input_kinds import KindsModel, kinds_oracle
 from tests.integration.integration_helpers import ROOT, free_port
@@ -43,6 +44,11 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore::UserWarning"),
     pytest.mark.filterwarnings("ignore::lightning.fabric.utilities.warnings.PossibleUserWarning"),
 ]
+
+# Lightning 2.4 (the floor) redoes the train batch whose ``on_train_batch_end`` wrote the checkpoint,
+# with the next batch its loader yields, and then that epoch's validation: the engine warns that such a
+# resume cannot be exact and needs Lightning 2.5 or newer (whose fit loop has restart stages)
+_REDOES_SAVED_BATCH = not hasattr(_FitLoop, "update_restart_stage")
 
 _SCRIPT = """
 import sys, warnings
@@ -119,6 +125,9 @@ def test_the_uninterrupted_runs_agree_on_one_and_two_processes(runs: Path) -> No
 @pytest.mark.parametrize("point", POINTS)
 @pytest.mark.parametrize(("src", "dst"), [(1, 1), (2, 2), (2, 1), (1, 2)], ids=["1to1", "2to2", "2to1", "1to2"])
 def test_a_resumed_run_logs_what_the_uninterrupted_run_logged(runs: Path, point: str, src: int, dst: int) -> None:
+    if point == "last" and src == dst and _REDOES_SAVED_BATCH:
+        pytest.skip("the checkpoint was written in `on_train_batch_end` of the epoch's last batch: this Lightning "
+                    "runs that batch again (and the epoch's validation); an exact resume needs Lightning 2.5 or newer")
     base = _rows(runs, f"save{src}_{point}")
     name = f"resume{dst}from{src}_{point}"
     resumed = _rows(runs, name)
