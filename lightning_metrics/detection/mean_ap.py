@@ -165,6 +165,32 @@ class MeanAveragePrecision(Metric):
         return map_of_state(self._state(), self.iou_type, self.iou_thresholds, self.rec_thresholds,
                             self.max_detection_thresholds, self.class_metrics, self.extended_summary, self.average)
 
+    def result_views(self, key: str, value: Any) -> dict[str, Any]:
+        """What the Lightning engine draws for an unlogged result: for the extended summary's
+        ``precision`` ``(T, R, K, A, M)``, one precision-recall curve per class as ``pr_curve``
+        (COCO's interpolated precision at each recall threshold, at IoU 0.5 when it is among
+        ``iou_thresholds``, else the first; all areas; the largest detection cap). A class without
+        ground truth has no curve (NaN). Nothing for the other keys.
+
+        >>> import torch
+        >>> metric = MeanAveragePrecision(extended_summary=True)
+        >>> metric.update([dict(boxes=torch.tensor([[0.0, 0.0, 10.0, 10.0]]), scores=torch.tensor([0.9]),
+        ...                     labels=torch.tensor([0]))],
+        ...               [dict(boxes=torch.tensor([[0.0, 0.0, 10.0, 10.0]]), labels=torch.tensor([0]))])
+        >>> precision, recall = metric.result_views("precision", metric.compute()["precision"])["pr_curve"]
+        >>> len(precision), precision[0][:3].tolist(), recall[0][-1].item()
+        (1, [1.0, 1.0, 1.0], 1.0)
+        """
+        if key != "precision" or not isinstance(value, Tensor) or value.ndim != 5:
+            return {}
+        ious = torch.tensor(self.iou_thresholds, dtype=torch.float64)
+        close = (ious - 0.5).abs() < 1e-9
+        iou_index = int(close.nonzero()[0, 0]) if bool(close.any()) else 0
+        curves = value[iou_index, :, :, 0, -1].double()  # (R, K)
+        curves = torch.where(curves < 0, torch.full_like(curves, float("nan")), curves)
+        recall = torch.tensor(self.rec_thresholds, dtype=torch.float64)
+        return {"pr_curve": ([curves[:, k] for k in range(curves.shape[1])], [recall] * curves.shape[1])}
+
     def plot(self, val: Any = None, ax: Any = None) -> Any:
         """Draw the scalar entries of a result (default ``compute()``) as bars, or a series of results."""
         from lightning_metrics import plotting

@@ -117,14 +117,16 @@ class Sink(Protocol):
 ProgBar = Union[bool, Sequence[str]]
 
 
-def _unlogged(result: RoutedResult, separator: str) -> bool:
-    """Whether ``result`` is, or lies inside, a key its metric names in ``unlogged_results``:
-    values that are no measure to log or draw (detection's class ids, its extended summary's
-    per-image IoUs and precision arrays). They stay in the engine's ``results``."""
-    keys = getattr(result.metric, "unlogged_results", ())
-    return bool(keys) and any(
-        part == key or part.endswith(f"_{key}") for part in result.name.split(separator) for key in keys
-    )
+def _unlogged(result: RoutedResult, separator: str) -> Optional[str]:
+    """The key of ``unlogged_results`` that ``result`` is, or lies inside: values its metric says
+    are no measure to log or draw as they are (detection's class ids, its extended summary's
+    per-image IoUs and precision arrays). They stay in the engine's ``results``; the metric's
+    ``result_views(key, value)``, if it has one, says what to draw from them instead."""
+    for part in result.name.split(separator):
+        for key in getattr(result.metric, "unlogged_results", ()):
+            if part == key or part.endswith(f"_{key}"):
+                return key
+    return None
 
 
 @dataclass
@@ -174,7 +176,9 @@ class Router:
     def route(self, result: RoutedResult, context: RouteContext) -> None:
         """Deliver one result: scalars to ``self.log``, the rest to the sinks (rank zero)."""
         kind = result.kind
-        if _unlogged(result, self.separator):
+        unlogged = _unlogged(result, self.separator)
+        if unlogged is not None:
+            self._route_views(result, unlogged, context)
             return
         if kind is ResultKind.SCALAR:
             self._log(result, result.key, result.value, context, per_class=False)
@@ -203,6 +207,13 @@ class Router:
         self._to_sinks(result, context)
 
     # -------------------------------------------------------------- helpers
+    def _route_views(self, result: RoutedResult, key: str, context: RouteContext) -> None:
+        views = getattr(result.metric, "result_views", None)
+        if not callable(views) or not result.name.endswith(key):
+            return
+        for view_name, view in views(key, result.value).items():  # e.g. "bbox_precision" -> "bbox_pr_curve"
+            self.route_value(result.stage, result.name[: -len(key)] + view_name, view, context, result.dataloader_idx)
+
     def _log(self, result: RoutedResult, key: str, value: Any, context: RouteContext, per_class: bool) -> None:
         if not isinstance(value, Tensor):
             value = torch.tensor(float(value))

@@ -17,10 +17,12 @@ from pathlib import Path
 import pytest
 from lightning.pytorch.loggers import TensorBoardLogger
 
+from lightning_metrics.detection import MeanAveragePrecision
 from tests.detection._lightning_model import (
     CLASSES,
     VAL_SIZE,
     DetectionModel,
+    Images,
     expected,
     loader,
     trainer,
@@ -57,11 +59,31 @@ def test_the_extended_summary_arrays_are_neither_logged_nor_drawn(tmp_path: Path
         assert not any(t.startswith(f"val/{key}") for t in tags), (key, tags)
 
 
-@pytest.mark.xfail(strict=True, reason="per-class PR curves from the extended summary are not drawn yet")
 def test_pr_curves_per_class_reach_tensorboard(tmp_path: Path) -> None:
-    tags = [t for t in _extended_summary_tags(tmp_path) if "_per_class" not in t]  # PR curves, not per-class values
-    for name in CLASSES:
-        assert any("val/" in t and name in t for t in tags), (name, tags)
+    """With the extended summary, one image per epoch draws every class's precision-recall curve
+    (COCO's interpolated precision at IoU 0.5); its points are the extended summary's."""
+    from lightning.pytorch.loggers import CSVLogger
+
+    from tests.integration.test_tensorboard import read_events
+
+    tb = TensorBoardLogger(str(tmp_path), name="", version="")
+    fit = trainer(logger=[tb, CSVLogger(str(tmp_path), name="csv", version="")])
+    model = DetectionModel(extended_summary=True)
+    fit.fit(model, loader(8, 0), loader(VAL_SIZE, 1))
+    events = read_events(tmp_path)
+    assert len(events.Images("val/pr_curve")) == 1  # one val epoch
+    rows = [row.split(",") for row in (tmp_path / "csv" / "val_pr_curve_epoch0.csv").read_text().splitlines()]
+    assert rows[0][:3] == ["class", "precision", "recall"]
+    # the oracle: the extended summary of the whole validation set, at IoU 0.5, all areas, 100 detections
+    data = Images(VAL_SIZE, 1)
+    oracle = MeanAveragePrecision(class_metrics=True, extended_summary=True)
+    oracle.update([p for _, p, _ in data.items], [t for _, _, t in data.items])
+    want = oracle.compute()["precision"][0, :, :, 0, -1]  # (R, K)
+    assert len(rows) - 1 == want.numel()
+    for k, name in enumerate(CLASSES):
+        mine = [row for row in rows[1:] if row[0] in (name, f"{k}_{name}")]
+        assert [float(row[1]) for row in mine] == pytest.approx(want[:, k].double().tolist(), abs=1e-6), name
+        assert float(mine[-1][2]) == 1.0  # recall runs up to 1
 
 
 _SCRIPT = """
