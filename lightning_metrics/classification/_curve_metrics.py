@@ -39,6 +39,7 @@ from lightning_metrics.metric import Metric
 from lightning_metrics.utilities.data import dim_zero_cat
 
 Thresholds = Optional[Union[int, list[float], Tensor]]
+_SIZES = {"multiclass": "num_classes", "multilabel": "num_labels"}
 
 
 class CurveMetric(Metric):
@@ -51,6 +52,24 @@ class CurveMetric(Metric):
     plot_lower_bound: float = 0.0
     plot_upper_bound: float = 1.0
     task: str = "binary"
+    # the values ``average`` may take (a class's table entry; None: the class has no ``average``)
+    _averages: Optional[tuple[Optional[str], ...]] = None
+
+    def _build(self) -> None:
+        """The body of every curve metric's ``__init__`` (after ``_configure`` records the arguments):
+        check them and declare the statistic; families add their own checks after this one."""
+        size = _SIZES.get(self.task)
+        if self.task == "multiclass" and "average" not in self.__dict__:
+            self.average = None  # the curve average of the classes whose signature has none
+        self._init_curve(
+            1 if size is None else getattr(self, size),
+            self.thresholds,
+            self.ignore_index,
+            self.validate_args,
+            getattr(self, "normalization", "sigmoid"),
+        )
+        if self._averages is not None:
+            check_average(self.average, self._averages)
 
     def _init_curve(
         self,
@@ -74,6 +93,7 @@ class CurveMetric(Metric):
         self.normalization = normalization
         self._num = num
         tensor = threshold_tensor(thresholds)
+        self.__dict__.pop("thresholds", None)  # the recorded argument gives way to the buffer
         if tensor is None:
             self.thresholds = None
             self._thresholds_key: Hashable = None
@@ -137,6 +157,13 @@ class _PerLabel(_Bounded):
     plot_legend_name: Optional[str] = "Label"
 
 
+class _Summary:
+    """A number (or one per column) read from the curve: plotted as a value, higher is better."""
+
+    plot = _plot_methods.plot_value
+    higher_is_better: Optional[bool] = True
+
+
 class BinaryPrecisionRecallCurve(CurveMetric):
     """Precision-recall curve of binary scores: ``(precision, recall, thresholds)``.
 
@@ -152,16 +179,9 @@ class BinaryPrecisionRecallCurve(CurveMetric):
     plot = _plot_methods.plot_curve
     plot_lower_bound = plot_upper_bound = None
 
-    def __init__(
-        self,
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        normalization: Optional[str] = "sigmoid",
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self._init_curve(1, thresholds, ignore_index, validate_args, normalization)
+    def __init__(self, thresholds: Thresholds = None, ignore_index: Optional[int] = None,
+                 validate_args: bool = True, normalization: Optional[str] = "sigmoid", **kwargs: Any) -> None:
+        self._configure(locals())
 
     def compute(self) -> tuple[Tensor, Tensor, Tensor]:
         return pr_curves(self._spec, self._state())  # type: ignore[return-value]
@@ -183,23 +203,11 @@ class MulticlassPrecisionRecallCurve(CurveMetric):
 
     plot = _plot_methods.plot_curve
     plot_lower_bound = plot_upper_bound = None
+    task, _averages = "multiclass", ("micro", "macro", None)
 
-    task = "multiclass"
-
-    def __init__(
-        self,
-        num_classes: int,
-        thresholds: Thresholds = None,
-        average: Optional[str] = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        check_average(average, ("micro", "macro", None))
-        self._init_curve(num_classes, thresholds, ignore_index, validate_args)
-        self.num_classes = num_classes
-        self.average = average
+    def __init__(self, num_classes: int, thresholds: Thresholds = None, average: Optional[str] = None,
+                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
     def compute(self) -> Curves:
         return multiclass_curve("pr", self._spec, self._state(), self.average)
@@ -219,20 +227,11 @@ class MultilabelPrecisionRecallCurve(CurveMetric):
 
     plot = _plot_methods.plot_curve
     plot_lower_bound = plot_upper_bound = None
-
     task = "multilabel"
 
-    def __init__(
-        self,
-        num_labels: int,
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self._init_curve(num_labels, thresholds, ignore_index, validate_args)
-        self.num_labels = num_labels
+    def __init__(self, num_labels: int, thresholds: Thresholds = None, ignore_index: Optional[int] = None,
+                 validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
     def compute(self) -> Curves:
         return pr_curves(self._spec, self._state())
@@ -293,7 +292,7 @@ class MultilabelROC(_PerLabel, MultilabelPrecisionRecallCurve):
 
 
 # ------------------------------------------------------------------------------ AUROC
-class BinaryAUROC(_Bounded, BinaryPrecisionRecallCurve):
+class BinaryAUROC(_Summary, _Bounded, BinaryPrecisionRecallCurve):
     """Area under the ROC curve; with ``max_fpr`` the McClish-standardized partial area.
 
     >>> import torch
@@ -303,96 +302,61 @@ class BinaryAUROC(_Bounded, BinaryPrecisionRecallCurve):
     tensor(0.7500)
     """
 
-    plot = _plot_methods.plot_value
+    def __init__(self, max_fpr: Optional[float] = None, thresholds: Thresholds = None,
+                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
-    higher_is_better = True
-
-    def __init__(
-        self,
-        max_fpr: Optional[float] = None,
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(
-            thresholds=thresholds, ignore_index=ignore_index, validate_args=validate_args, **kwargs
-        )
-        check_max_fpr(max_fpr)
-        self.max_fpr = max_fpr
+    def _build(self) -> None:
+        super()._build()
+        check_max_fpr(self.max_fpr)
 
     def compute(self) -> Tensor:  # type: ignore[override]
         return auroc_compute(self._spec, self._state(), None, self.max_fpr)
 
 
-class MulticlassAUROC(_PerClass, MulticlassPrecisionRecallCurve):
+class MulticlassAUROC(_Summary, _PerClass, MulticlassPrecisionRecallCurve):
     """One-vs-rest AUROC averaged over classes (``macro``, ``weighted`` by support, ``none``).
 
     >>> import torch
     >>> metric = MulticlassAUROC(num_classes=3, average=None)
     >>> preds = torch.tensor([[0.7, 0.2, 0.1], [0.4, 0.5, 0.1], [0.2, 0.2, 0.6]])
-    >>> target = torch.tensor([0, 1, 2])
-    >>> metric.update(preds, target)
+    >>> metric.update(preds, torch.tensor([0, 1, 2]))
     >>> metric.compute()
     tensor([1., 1., 1.])
     """
 
-    plot = _plot_methods.plot_value
+    _averages = ("macro", "weighted", "none", None)
 
-    higher_is_better = True
-
-    def __init__(
-        self,
-        num_classes: int,
-        average: Optional[str] = "macro",
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(num_classes, thresholds, None, ignore_index, validate_args, **kwargs)
-        check_average(average, ("macro", "weighted", "none", None))
-        self.average = average
+    def __init__(self, num_classes: int, average: Optional[str] = "macro", thresholds: Thresholds = None,
+                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
     def compute(self) -> Tensor:  # type: ignore[override]
         return auroc_compute(self._spec, self._state(), self.average, None)
 
 
-class MultilabelAUROC(_PerLabel, MultilabelPrecisionRecallCurve):
+class MultilabelAUROC(_Summary, _PerLabel, MultilabelPrecisionRecallCurve):
     """AUROC of every label, averaged (``micro``, ``macro``, ``weighted``, ``none``).
 
     >>> import torch
     >>> metric = MultilabelAUROC(num_labels=2, average="micro")
-    >>> preds = torch.tensor([[0.8, 0.2], [0.3, 0.6], [0.6, 0.7]])
-    >>> target = torch.tensor([[1, 0], [0, 1], [0, 0]])
-    >>> metric.update(preds, target)
+    >>> metric.update(torch.tensor([[0.8, 0.2], [0.3, 0.6], [0.6, 0.7]]), torch.tensor([[1, 0], [0, 1], [0, 0]]))
     >>> metric.compute()
     tensor(0.8125)
     """
 
-    plot = _plot_methods.plot_value
+    _averages = ("micro", "macro", "weighted", "none", None)
 
-    higher_is_better = True
-
-    def __init__(
-        self,
-        num_labels: int,
-        average: Optional[str] = "macro",
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(num_labels, thresholds, ignore_index, validate_args, **kwargs)
-        check_average(average, ("micro", "macro", "weighted", "none", None))
-        self.average = average
+    def __init__(self, num_labels: int, average: Optional[str] = "macro", thresholds: Thresholds = None,
+                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
     def compute(self) -> Tensor:  # type: ignore[override]
         return auroc_compute(self._spec, self._state(), self.average, None)
 
 
 # ------------------------------------------------------------------ average precision
-class BinaryAveragePrecision(_Bounded, BinaryPrecisionRecallCurve):
+class BinaryAveragePrecision(_Summary, _Bounded, BinaryPrecisionRecallCurve):
     """Average precision: the step-wise area under the precision-recall curve.
 
     >>> import torch
@@ -402,75 +366,46 @@ class BinaryAveragePrecision(_Bounded, BinaryPrecisionRecallCurve):
     tensor(0.8333)
     """
 
-    plot = _plot_methods.plot_value
-
-    higher_is_better = True
-
     def compute(self) -> Tensor:  # type: ignore[override]
         return average_precision_compute(self._spec, self._state(), None)
 
 
-class MulticlassAveragePrecision(_PerClass, MulticlassPrecisionRecallCurve):
+class MulticlassAveragePrecision(_Summary, _PerClass, MulticlassPrecisionRecallCurve):
     """One-vs-rest average precision averaged over classes (``macro``, ``weighted``, ``none``).
 
     >>> import torch
     >>> metric = MulticlassAveragePrecision(num_classes=3)
-    >>> preds = torch.tensor([[0.7, 0.2, 0.1], [0.4, 0.5, 0.1], [0.2, 0.2, 0.6]])
-    >>> target = torch.tensor([0, 1, 1])
-    >>> metric.update(preds, target)
+    >>> metric.update(torch.tensor([[0.7, 0.2, 0.1], [0.4, 0.5, 0.1], [0.2, 0.2, 0.6]]), torch.tensor([0, 1, 1]))
     >>> metric.compute()
     tensor(0.9167)
     """
 
-    plot = _plot_methods.plot_value
+    _averages = ("macro", "weighted", "none", None)
 
-    higher_is_better = True
-
-    def __init__(
-        self,
-        num_classes: int,
-        average: Optional[str] = "macro",
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(num_classes, thresholds, None, ignore_index, validate_args, **kwargs)
-        check_average(average, ("macro", "weighted", "none", None))
-        self.average = average
+    def __init__(self, num_classes: int, average: Optional[str] = "macro", thresholds: Thresholds = None,
+                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
     def compute(self) -> Tensor:  # type: ignore[override]
         return average_precision_compute(self._spec, self._state(), self.average)
 
 
-class MultilabelAveragePrecision(_PerLabel, MultilabelPrecisionRecallCurve):
+class MultilabelAveragePrecision(_Summary, _PerLabel, MultilabelPrecisionRecallCurve):
     """Average precision of every label, averaged (``micro``, ``macro``, ``weighted``, ``none``).
 
     >>> import torch
     >>> metric = MultilabelAveragePrecision(num_labels=2, average=None)
     >>> preds = torch.tensor([[0.8, 0.2], [0.3, 0.6], [0.6, 0.7]])
-    >>> target = torch.tensor([[1, 0], [0, 1], [0, 0]])
-    >>> metric.update(preds, target)
+    >>> metric.update(preds, torch.tensor([[1, 0], [0, 1], [0, 0]]))
     >>> metric.compute()
     tensor([1.0000, 0.5000])
     """
 
-    plot = _plot_methods.plot_value
+    _averages = ("micro", "macro", "weighted", "none", None)
 
-    higher_is_better = True
-
-    def __init__(
-        self,
-        num_labels: int,
-        average: Optional[str] = "macro",
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(num_labels, thresholds, ignore_index, validate_args, **kwargs)
-        check_average(average, ("micro", "macro", "weighted", "none", None))
-        self.average = average
+    def __init__(self, num_labels: int, average: Optional[str] = "macro", thresholds: Thresholds = None,
+                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
     def compute(self) -> Tensor:  # type: ignore[override]
         return average_precision_compute(self._spec, self._state(), self.average)
