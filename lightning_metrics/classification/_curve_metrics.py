@@ -15,18 +15,8 @@ import torch
 from torch import Tensor
 
 from lightning_metrics import _plot_methods
-from lightning_metrics.functional.classification._curve_core import (
-    Curves,
-    CurveSpec,
-    CurveState,
-    auroc_compute,
-    average_precision_compute,
-    curve_update,
-    multiclass_curve,
-    pr_curves,
-    roc_curves,
-    validate_curve_input,
-)
+from lightning_metrics.functional.classification._curve_core import CurveSpec, CurveState, curve_update, validate_curve_input
+from lightning_metrics.functional.classification._curve_functions import CURVE_AVERAGES, curve_measure
 from lightning_metrics.functional.classification._scores import (
     check_average,
     check_ignore_index,
@@ -43,7 +33,13 @@ _SIZES = {"multiclass": "num_classes", "multilabel": "num_labels"}
 
 
 class CurveMetric(Metric):
-    """Base of all curve metrics: the exact or binned statistic of one task, updated in one place."""
+    """Base of all curve metrics: the exact or binned statistic of one task, updated in one place.
+
+    A class names its task and measure (``task, _measure = "multiclass", "auroc"``, the measures of
+    :func:`~lightning_metrics.functional.classification._curve_functions.curve_measure`) and its
+    ``__init__`` is torchmetrics' signature with the body ``self._configure(locals())``; the
+    ``average`` values it takes come from the functions' table (``CURVE_AVERAGES``).
+    """
 
     is_differentiable: bool = False
     higher_is_better: Optional[bool] = None
@@ -52,48 +48,28 @@ class CurveMetric(Metric):
     plot_lower_bound: float = 0.0
     plot_upper_bound: float = 1.0
     task: str = "binary"
-    # the values ``average`` may take (a class's table entry; None: the class has no ``average``)
-    _averages: Optional[tuple[Optional[str], ...]] = None
+    _measure: str = "pr"
 
     def _build(self) -> None:
-        """The body of every curve metric's ``__init__`` (after ``_configure`` records the arguments):
-        check them and declare the statistic; families add their own checks after this one."""
-        size = _SIZES.get(self.task)
-        if self.task == "multiclass" and "average" not in self.__dict__:
-            self.average = None  # the curve average of the classes whose signature has none
-        self._init_curve(
-            1 if size is None else getattr(self, size),
-            self.thresholds,
-            self.ignore_index,
-            self.validate_args,
-            getattr(self, "normalization", "sigmoid"),
-        )
-        if self._averages is not None:
-            check_average(self.average, self._averages)
-
-    def _init_curve(
-        self,
-        num: int,
-        thresholds: Thresholds,
-        ignore_index: Optional[int],
-        validate_args: bool,
-        normalization: Optional[str] = "sigmoid",
-    ) -> None:
-        if self.task != "binary":
-            check_num("num_classes" if self.task == "multiclass" else "num_labels", num)
+        """Check the recorded arguments and declare the statistic; families add their checks after this."""
+        task, size = self.task, _SIZES.get(self.task)
+        num = 1 if size is None else getattr(self, size)
+        if task != "binary":
+            check_num(size, num)
         # sorted thresholds are what makes the one-bincount update correct: always checked
-        check_thresholds(thresholds)
-        check_ignore_index(ignore_index)
+        check_thresholds(self.thresholds)
+        check_ignore_index(self.ignore_index)
+        normalization = self.normalization = getattr(self, "normalization", "sigmoid")
         if normalization not in ("sigmoid", "softmax", None):  # anything else would fail obscurely in update
             raise ValueError(
                 f"Argument `normalization` must be one of ('sigmoid', 'softmax', None), got {normalization!r}"
             )
-        self.ignore_index = ignore_index
-        self.validate_args = validate_args
-        self.normalization = normalization
+        if task == "multiclass" and "average" not in self.__dict__:
+            self.average = None  # the curve average of the classes whose signature has none
+        if (task, self._measure) in CURVE_AVERAGES:
+            check_average(self.average, CURVE_AVERAGES[task, self._measure])
         self._num = num
-        tensor = threshold_tensor(thresholds)
-        self.__dict__.pop("thresholds", None)  # the recorded argument gives way to the buffer
+        tensor = threshold_tensor(self.__dict__.pop("thresholds"))  # the argument gives way to the buffer
         if tensor is None:
             self.thresholds = None
             self._thresholds_key: Hashable = None
@@ -102,8 +78,12 @@ class CurveMetric(Metric):
         else:
             self.register_buffer("thresholds", tensor, persistent=False)
             self._thresholds_key = (tuple(tensor.tolist()), str(tensor.dtype))
-            shape = (len(tensor), 2, 2) if self.task == "binary" else (len(tensor), num, 2, 2)
+            shape = (len(tensor), 2, 2) if task == "binary" else (len(tensor), num, 2, 2)
             self.add_state("confmat", default=torch.zeros(shape, dtype=torch.long), dist_reduce_fx="sum")
+
+    def compute(self) -> Any:
+        """The class's measure of the curve statistic, by the functions' code."""
+        return curve_measure(self._measure, self._spec, self._state(), self.__dict__)
 
     @property
     def statistic_spec(self) -> Hashable:
@@ -183,9 +163,6 @@ class BinaryPrecisionRecallCurve(CurveMetric):
                  validate_args: bool = True, normalization: Optional[str] = "sigmoid", **kwargs: Any) -> None:
         self._configure(locals())
 
-    def compute(self) -> tuple[Tensor, Tensor, Tensor]:
-        return pr_curves(self._spec, self._state())  # type: ignore[return-value]
-
 
 class MulticlassPrecisionRecallCurve(CurveMetric):
     """One-vs-rest precision-recall curves per class, or one ``micro`` / ``macro`` averaged curve.
@@ -203,14 +180,11 @@ class MulticlassPrecisionRecallCurve(CurveMetric):
 
     plot = _plot_methods.plot_curve
     plot_lower_bound = plot_upper_bound = None
-    task, _averages = "multiclass", ("micro", "macro", None)
+    task = "multiclass"
 
     def __init__(self, num_classes: int, thresholds: Thresholds = None, average: Optional[str] = None,
                  ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
         self._configure(locals())
-
-    def compute(self) -> Curves:
-        return multiclass_curve("pr", self._spec, self._state(), self.average)
 
 
 class MultilabelPrecisionRecallCurve(CurveMetric):
@@ -233,9 +207,6 @@ class MultilabelPrecisionRecallCurve(CurveMetric):
                  validate_args: bool = True, **kwargs: Any) -> None:
         self._configure(locals())
 
-    def compute(self) -> Curves:
-        return pr_curves(self._spec, self._state())
-
 
 # -------------------------------------------------------------------------------- ROC
 class BinaryROC(_Bounded, BinaryPrecisionRecallCurve):
@@ -248,8 +219,7 @@ class BinaryROC(_Bounded, BinaryPrecisionRecallCurve):
     tensor([0.0000, 0.5000, 0.5000, 1.0000, 1.0000])
     """
 
-    def compute(self) -> tuple[Tensor, Tensor, Tensor]:  # type: ignore[override]
-        return roc_curves(self._spec, self._state())  # type: ignore[return-value]
+    _measure = "roc"
 
 
 class MulticlassROC(_PerClass, MulticlassPrecisionRecallCurve):
@@ -266,10 +236,8 @@ class MulticlassROC(_PerClass, MulticlassPrecisionRecallCurve):
             [0.0000, 0.3333, 1.0000]])
     """
 
+    _measure = "roc"
     plot = _plot_methods.plot_curve_with_labels
-
-    def compute(self) -> Curves:
-        return multiclass_curve("roc", self._spec, self._state(), self.average)
 
 
 class MultilabelROC(_PerLabel, MultilabelPrecisionRecallCurve):
@@ -285,10 +253,8 @@ class MultilabelROC(_PerLabel, MultilabelPrecisionRecallCurve):
             [0., 1., 1.]])
     """
 
+    _measure = "roc"
     plot = _plot_methods.plot_curve_with_labels
-
-    def compute(self) -> Curves:
-        return roc_curves(self._spec, self._state())
 
 
 # ------------------------------------------------------------------------------ AUROC
@@ -302,6 +268,8 @@ class BinaryAUROC(_Summary, _Bounded, BinaryPrecisionRecallCurve):
     tensor(0.7500)
     """
 
+    _measure = "auroc"
+
     def __init__(self, max_fpr: Optional[float] = None, thresholds: Thresholds = None,
                  ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
         self._configure(locals())
@@ -309,9 +277,6 @@ class BinaryAUROC(_Summary, _Bounded, BinaryPrecisionRecallCurve):
     def _build(self) -> None:
         super()._build()
         check_max_fpr(self.max_fpr)
-
-    def compute(self) -> Tensor:  # type: ignore[override]
-        return auroc_compute(self._spec, self._state(), None, self.max_fpr)
 
 
 class MulticlassAUROC(_Summary, _PerClass, MulticlassPrecisionRecallCurve):
@@ -325,14 +290,11 @@ class MulticlassAUROC(_Summary, _PerClass, MulticlassPrecisionRecallCurve):
     tensor([1., 1., 1.])
     """
 
-    _averages = ("macro", "weighted", "none", None)
+    _measure = "auroc"
 
     def __init__(self, num_classes: int, average: Optional[str] = "macro", thresholds: Thresholds = None,
                  ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
         self._configure(locals())
-
-    def compute(self) -> Tensor:  # type: ignore[override]
-        return auroc_compute(self._spec, self._state(), self.average, None)
 
 
 class MultilabelAUROC(_Summary, _PerLabel, MultilabelPrecisionRecallCurve):
@@ -345,14 +307,11 @@ class MultilabelAUROC(_Summary, _PerLabel, MultilabelPrecisionRecallCurve):
     tensor(0.8125)
     """
 
-    _averages = ("micro", "macro", "weighted", "none", None)
+    _measure = "auroc"
 
     def __init__(self, num_labels: int, average: Optional[str] = "macro", thresholds: Thresholds = None,
                  ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
         self._configure(locals())
-
-    def compute(self) -> Tensor:  # type: ignore[override]
-        return auroc_compute(self._spec, self._state(), self.average, None)
 
 
 # ------------------------------------------------------------------ average precision
@@ -366,8 +325,7 @@ class BinaryAveragePrecision(_Summary, _Bounded, BinaryPrecisionRecallCurve):
     tensor(0.8333)
     """
 
-    def compute(self) -> Tensor:  # type: ignore[override]
-        return average_precision_compute(self._spec, self._state(), None)
+    _measure = "average_precision"
 
 
 class MulticlassAveragePrecision(_Summary, _PerClass, MulticlassPrecisionRecallCurve):
@@ -380,14 +338,11 @@ class MulticlassAveragePrecision(_Summary, _PerClass, MulticlassPrecisionRecallC
     tensor(0.9167)
     """
 
-    _averages = ("macro", "weighted", "none", None)
+    _measure = "average_precision"
 
     def __init__(self, num_classes: int, average: Optional[str] = "macro", thresholds: Thresholds = None,
                  ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
         self._configure(locals())
-
-    def compute(self) -> Tensor:  # type: ignore[override]
-        return average_precision_compute(self._spec, self._state(), self.average)
 
 
 class MultilabelAveragePrecision(_Summary, _PerLabel, MultilabelPrecisionRecallCurve):
@@ -401,11 +356,9 @@ class MultilabelAveragePrecision(_Summary, _PerLabel, MultilabelPrecisionRecallC
     tensor([1.0000, 0.5000])
     """
 
-    _averages = ("micro", "macro", "weighted", "none", None)
+    _measure = "average_precision"
 
     def __init__(self, num_labels: int, average: Optional[str] = "macro", thresholds: Thresholds = None,
                  ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
         self._configure(locals())
 
-    def compute(self) -> Tensor:  # type: ignore[override]
-        return average_precision_compute(self._spec, self._state(), self.average)

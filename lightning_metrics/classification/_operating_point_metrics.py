@@ -26,15 +26,9 @@ from lightning_metrics.classification._curve_metrics import (
     MultilabelROC,
     Thresholds,
 )
-from lightning_metrics.functional.classification._curve_core import multiclass_curve, roc_curves
-from lightning_metrics.functional.classification._fixed_point import (
-    OPERATING_POINTS,
-    binary_logauc_from_roc,
-    eer_from_roc,
-    logauc_from_roc,
-    operating_point_compute,
-)
-from lightning_metrics.functional.classification._scores import check_average, check_fpr_range, check_unit_float
+from lightning_metrics.functional.classification._curve_functions import curve_measure
+from lightning_metrics.functional.classification._fixed_point import OPERATING_POINTS, operating_point_compute
+from lightning_metrics.functional.classification._scores import check_fpr_range, check_unit_float
 
 FPR_RANGE = (0.001, 0.1)
 
@@ -295,9 +289,7 @@ class BinaryEER(BinaryROC):
     """
 
     plot = _plot_methods.plot_value
-
-    def compute(self) -> Tensor:  # type: ignore[override]
-        return eer_from_roc(*roc_curves(self._spec, self._state())[:2])
+    _measure = "eer"
 
 
 class MulticlassEER(MulticlassROC):
@@ -312,9 +304,7 @@ class MulticlassEER(MulticlassROC):
     """
 
     plot = _plot_methods.plot_value
-
-    def compute(self) -> Tensor:  # type: ignore[override]
-        return eer_from_roc(*multiclass_curve("roc", self._spec, self._state(), self.average)[:2])
+    _measure = "eer"
 
 
 class MultilabelEER(MultilabelROC):
@@ -328,9 +318,7 @@ class MultilabelEER(MultilabelROC):
     """
 
     plot = _plot_methods.plot_value
-
-    def compute(self) -> Tensor:  # type: ignore[override]
-        return eer_from_roc(*roc_curves(self._spec, self._state())[:2])
+    _measure = "eer"
 
 
 # --------------------------------------------------------------------------------- LogAUC
@@ -341,20 +329,19 @@ class _LogAUC(_Summary):
     column, or ``macro``) is ``average2``; a multiclass ``average`` stays the unused curve average.
     """
 
+    _measure = "logauc"
+
     def _build(self) -> None:
-        multi = self.task != "binary"  # type: ignore[attr-defined]
-        if multi:
-            self.average2 = self.__dict__.pop("average")
         super()._build()  # type: ignore[misc]
         check_fpr_range(self.fpr_range)
-        if multi:
-            check_average(self.average2, ("macro", "none", None))
+        if self.task != "binary":  # type: ignore[attr-defined]
+            self.average2 = self.__dict__.pop("average")
+            if self.task == "multiclass":  # type: ignore[attr-defined]
+                self.average = None
 
     def compute(self) -> Tensor:
-        fpr, tpr, _ = roc_curves(self._spec, self._state())  # type: ignore[attr-defined]
-        if self.task == "binary":  # type: ignore[attr-defined]
-            return binary_logauc_from_roc(fpr, tpr, self.fpr_range)  # type: ignore[arg-type]
-        return logauc_from_roc(fpr, tpr, self.fpr_range, self.average2)
+        arguments = {"fpr_range": self.fpr_range, "average": getattr(self, "average2", None)}
+        return curve_measure("logauc", self._spec, self._state(), arguments)  # type: ignore[attr-defined]
 
 
 class BinaryLogAUC(_LogAUC, BinaryROC):

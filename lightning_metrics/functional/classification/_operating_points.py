@@ -15,13 +15,9 @@ from typing import Any, Mapping, Optional
 from torch import Tensor
 
 from lightning_metrics.functional.classification._core import call_for_task
-from lightning_metrics.functional.classification._curve_functions import (
-    Thresholds,
-    curve_statistic,
-    require_int,
-)
+from lightning_metrics.functional.classification._curve_functions import Thresholds, curve_statistic
 from lightning_metrics.functional.classification._fixed_point import OPERATING_POINTS, operating_point_compute
-from lightning_metrics.functional.classification._scores import check_task, check_unit_float
+from lightning_metrics.functional.classification._scores import check_unit_float
 
 _SIZES = {"multiclass": "num_classes", "multilabel": "num_labels"}
 
@@ -44,15 +40,6 @@ def operating_point(task: str, minimum_name: str, arguments: Mapping[str, Any]) 
     )
     curve, select = OPERATING_POINTS[minimum_name]
     return operating_point_compute(spec, state, curve, select, minimum)
-
-
-def dispatch_task(task: str, num_classes: Optional[int], num_labels: Optional[int]) -> tuple[str, int]:
-    task = check_task(task)
-    if task == "binary":
-        return task, 1
-    if task == "multiclass":
-        return task, require_int("num_classes", num_classes)
-    return task, require_int("num_labels", num_labels)
 
 
 # ------------------------------------------------------------------ precision at fixed recall
