@@ -14,10 +14,10 @@ from typing import Optional
 import torch
 from torch import Tensor
 
+from lightning_metrics.functional.classification._core import call_for_task
 from lightning_metrics.functional.classification._scores import (
     check_ignore_index,
     check_num,
-    check_task,
     format_binary,
     format_multiclass,
     validate_binary,
@@ -145,9 +145,4 @@ def calibration_error(
     >>> calibration_error(torch.tensor([0.25, 0.75]), torch.tensor([0, 1]), task="binary")
     tensor(0.2500)
     """
-    task = check_task(task, ("binary", "multiclass"))
-    if task == "binary":
-        return binary_calibration_error(preds, target, n_bins, norm, ignore_index, validate_args)
-    if isinstance(num_classes, bool) or not isinstance(num_classes, int):
-        raise ValueError(f"Argument `num_classes` must be an int for this task, got {num_classes!r}")
-    return multiclass_calibration_error(preds, target, num_classes, n_bins, norm, ignore_index, validate_args)
+    return call_for_task(locals(), {"binary": binary_calibration_error, "multiclass": multiclass_calibration_error})

@@ -11,10 +11,10 @@ from typing import Optional
 import torch
 from torch import Tensor
 
+from lightning_metrics.functional.classification._core import call_for_task
 from lightning_metrics.functional.classification._scores import (
     check_ignore_index,
     check_num,
-    check_task,
     format_binary,
     format_multiclass,
     validate_binary,
@@ -133,11 +133,4 @@ def hinge_loss(
     >>> hinge_loss(torch.tensor([0.25, 0.75]), torch.tensor([0, 1]), task="binary")
     tensor(0.7500)
     """
-    task = check_task(task, ("binary", "multiclass"))
-    if task == "binary":
-        return binary_hinge_loss(preds, target, squared, ignore_index, validate_args)
-    if isinstance(num_classes, bool) or not isinstance(num_classes, int):
-        raise ValueError(f"Argument `num_classes` must be an int for this task, got {num_classes!r}")
-    return multiclass_hinge_loss(
-        preds, target, num_classes, squared, multiclass_mode, ignore_index, validate_args
-    )
+    return call_for_task(locals(), {"binary": binary_hinge_loss, "multiclass": multiclass_hinge_loss})
