@@ -81,14 +81,8 @@ def multiclass_calibration_statistic(
     return calibration_update(confidences.float(), (predictions == target).float(), valid, n_bins)
 
 
-def binary_calibration_error(
-    preds: Tensor,
-    target: Tensor,
-    n_bins: int = 15,
-    norm: str = "l1",
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Tensor:
+def binary_calibration_error(preds: Tensor, target: Tensor, n_bins: int = 15, norm: str = "l1",
+                             ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
     """Top-label calibration error of binary probabilities (logits pass through a sigmoid).
 
     >>> import torch
@@ -105,15 +99,9 @@ def binary_calibration_error(
     return calibration_compute(bins, norm, preds.dtype)
 
 
-def multiclass_calibration_error(
-    preds: Tensor,
-    target: Tensor,
-    num_classes: int,
-    n_bins: int = 15,
-    norm: str = "l1",
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Tensor:
+def multiclass_calibration_error(preds: Tensor, target: Tensor, num_classes: int, n_bins: int = 15,
+                                 norm: str = "l1", ignore_index: Optional[int] = None,
+                                 validate_args: bool = True) -> Tensor:
     """Calibration error of the top-class confidence (logits pass through a softmax).
 
     >>> import torch
@@ -129,16 +117,9 @@ def multiclass_calibration_error(
     return calibration_compute(bins, norm)
 
 
-def calibration_error(
-    preds: Tensor,
-    target: Tensor,
-    task: str,
-    n_bins: int = 15,
-    norm: str = "l1",
-    num_classes: Optional[int] = None,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Tensor:
+def calibration_error(preds: Tensor, target: Tensor, task: str, n_bins: int = 15, norm: str = "l1",
+                      num_classes: Optional[int] = None, ignore_index: Optional[int] = None,
+                      validate_args: bool = True) -> Tensor:
     """Task wrapper for ``binary_calibration_error`` and ``multiclass_calibration_error``.
 
     >>> import torch

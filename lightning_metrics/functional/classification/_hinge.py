@@ -68,13 +68,8 @@ def multiclass_hinge_statistic(
     return loss.sum(dim=0), _count(valid, target.shape[0], target.device)
 
 
-def binary_hinge_loss(
-    preds: Tensor,
-    target: Tensor,
-    squared: bool = False,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = False,
-) -> Tensor:
+def binary_hinge_loss(preds: Tensor, target: Tensor, squared: bool = False,
+                      ignore_index: Optional[int] = None, validate_args: bool = False) -> Tensor:
     """Mean hinge loss ``max(0, 1 - margin)`` with margin ``p`` for positives and ``-p`` for negatives.
 
     >>> import torch
@@ -88,15 +83,9 @@ def binary_hinge_loss(
     return total / count
 
 
-def multiclass_hinge_loss(
-    preds: Tensor,
-    target: Tensor,
-    num_classes: int,
-    squared: bool = False,
-    multiclass_mode: str = "crammer-singer",
-    ignore_index: Optional[int] = None,
-    validate_args: bool = False,
-) -> Tensor:
+def multiclass_hinge_loss(preds: Tensor, target: Tensor, num_classes: int, squared: bool = False,
+                          multiclass_mode: str = "crammer-singer", ignore_index: Optional[int] = None,
+                          validate_args: bool = False) -> Tensor:
     """Mean multiclass hinge loss: Crammer-Singer (true score minus best other) or one-vs-all per class.
 
     >>> import torch
@@ -117,16 +106,9 @@ def multiclass_hinge_loss(
     return total / count
 
 
-def hinge_loss(
-    preds: Tensor,
-    target: Tensor,
-    task: str,
-    num_classes: Optional[int] = None,
-    squared: bool = False,
-    multiclass_mode: str = "crammer-singer",
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Tensor:
+def hinge_loss(preds: Tensor, target: Tensor, task: str, num_classes: Optional[int] = None,
+               squared: bool = False, multiclass_mode: str = "crammer-singer",
+               ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
     """Task wrapper for ``binary_hinge_loss`` and ``multiclass_hinge_loss``.
 
     >>> import torch
