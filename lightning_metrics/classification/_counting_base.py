@@ -13,7 +13,7 @@ from typing import Hashable, Optional
 from torch import Tensor
 
 from lightning_metrics import _plot_methods
-from lightning_metrics.functional.classification._core import Reduction, ratio_statistic
+from lightning_metrics.functional.classification._core import Reduction, matrix_statistic, ratio_statistic
 from lightning_metrics.functional.classification._counts import CountSpec
 from lightning_metrics.metric import Metric
 from lightning_metrics.utilities import dim_zero_cat
@@ -114,3 +114,15 @@ class RatioMetric(CountingMetric):
 
     def _build(self) -> None:
         self._setup(*ratio_statistic(self._task, self._measure, self.__dict__))
+
+
+class MatrixMetric(CountingMetric):
+    """A measure read off the whole confusion matrix (Jaccard, MCC, Cohen's kappa, the matrix itself)
+    or exact match: like :class:`RatioMetric`, a subclass names ``_task, _measure`` and its
+    ``__init__`` body is ``self._configure(locals())``."""
+
+    _task: str
+    _measure: str
+
+    def _build(self) -> None:
+        self._setup(*matrix_statistic(self._task, self._measure, self.__dict__))

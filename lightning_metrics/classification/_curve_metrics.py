@@ -15,18 +15,8 @@ import torch
 from torch import Tensor
 
 from lightning_metrics import _plot_methods
-from lightning_metrics.functional.classification._curve_core import (
-    Curves,
-    CurveSpec,
-    CurveState,
-    auroc_compute,
-    average_precision_compute,
-    curve_update,
-    multiclass_curve,
-    pr_curves,
-    roc_curves,
-    validate_curve_input,
-)
+from lightning_metrics.functional.classification._curve_core import CurveSpec, CurveState, curve_update, validate_curve_input
+from lightning_metrics.functional.classification._curve_functions import CURVE_AVERAGES, curve_measure
 from lightning_metrics.functional.classification._scores import (
     check_average,
     check_ignore_index,
@@ -39,10 +29,17 @@ from lightning_metrics.metric import Metric
 from lightning_metrics.utilities.data import dim_zero_cat
 
 Thresholds = Optional[Union[int, list[float], Tensor]]
+_SIZES = {"multiclass": "num_classes", "multilabel": "num_labels"}
 
 
 class CurveMetric(Metric):
-    """Base of all curve metrics: the exact or binned statistic of one task, updated in one place."""
+    """Base of all curve metrics: the exact or binned statistic of one task, updated in one place.
+
+    A class names its task and measure (``task, _measure = "multiclass", "auroc"``, the measures of
+    :func:`~lightning_metrics.functional.classification._curve_functions.curve_measure`) and its
+    ``__init__`` is torchmetrics' signature with the body ``self._configure(locals())``; the
+    ``average`` values it takes come from the functions' table (``CURVE_AVERAGES``).
+    """
 
     is_differentiable: bool = False
     higher_is_better: Optional[bool] = None
@@ -51,29 +48,28 @@ class CurveMetric(Metric):
     plot_lower_bound: float = 0.0
     plot_upper_bound: float = 1.0
     task: str = "binary"
+    _measure: str = "pr"
 
-    def _init_curve(
-        self,
-        num: int,
-        thresholds: Thresholds,
-        ignore_index: Optional[int],
-        validate_args: bool,
-        normalization: Optional[str] = "sigmoid",
-    ) -> None:
-        if self.task != "binary":
-            check_num("num_classes" if self.task == "multiclass" else "num_labels", num)
+    def _build(self) -> None:
+        """Check the recorded arguments and declare the statistic; families add their checks after this."""
+        task, size = self.task, _SIZES.get(self.task)
+        num = 1 if size is None else getattr(self, size)
+        if task != "binary":
+            check_num(size, num)
         # sorted thresholds are what makes the one-bincount update correct: always checked
-        check_thresholds(thresholds)
-        check_ignore_index(ignore_index)
+        check_thresholds(self.thresholds)
+        check_ignore_index(self.ignore_index)
+        normalization = self.normalization = getattr(self, "normalization", "sigmoid")
         if normalization not in ("sigmoid", "softmax", None):  # anything else would fail obscurely in update
             raise ValueError(
                 f"Argument `normalization` must be one of ('sigmoid', 'softmax', None), got {normalization!r}"
             )
-        self.ignore_index = ignore_index
-        self.validate_args = validate_args
-        self.normalization = normalization
+        if task == "multiclass" and "average" not in self.__dict__:
+            self.average = None  # the curve average of the classes whose signature has none
+        if (task, self._measure) in CURVE_AVERAGES:
+            check_average(self.average, CURVE_AVERAGES[task, self._measure])
         self._num = num
-        tensor = threshold_tensor(thresholds)
+        tensor = threshold_tensor(self.__dict__.pop("thresholds"))  # the argument gives way to the buffer
         if tensor is None:
             self.thresholds = None
             self._thresholds_key: Hashable = None
@@ -82,8 +78,12 @@ class CurveMetric(Metric):
         else:
             self.register_buffer("thresholds", tensor, persistent=False)
             self._thresholds_key = (tuple(tensor.tolist()), str(tensor.dtype))
-            shape = (len(tensor), 2, 2) if self.task == "binary" else (len(tensor), num, 2, 2)
+            shape = (len(tensor), 2, 2) if task == "binary" else (len(tensor), num, 2, 2)
             self.add_state("confmat", default=torch.zeros(shape, dtype=torch.long), dist_reduce_fx="sum")
+
+    def compute(self) -> Any:
+        """The class's measure of the curve statistic, by the functions' code."""
+        return curve_measure(self._measure, self._spec, self._state(), self.__dict__)
 
     @property
     def statistic_spec(self) -> Hashable:
@@ -137,6 +137,13 @@ class _PerLabel(_Bounded):
     plot_legend_name: Optional[str] = "Label"
 
 
+class _Summary:
+    """A number (or one per column) read from the curve: plotted as a value, higher is better."""
+
+    plot = _plot_methods.plot_value
+    higher_is_better: Optional[bool] = True
+
+
 class BinaryPrecisionRecallCurve(CurveMetric):
     """Precision-recall curve of binary scores: ``(precision, recall, thresholds)``.
 
@@ -152,19 +159,9 @@ class BinaryPrecisionRecallCurve(CurveMetric):
     plot = _plot_methods.plot_curve
     plot_lower_bound = plot_upper_bound = None
 
-    def __init__(
-        self,
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        normalization: Optional[str] = "sigmoid",
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self._init_curve(1, thresholds, ignore_index, validate_args, normalization)
-
-    def compute(self) -> tuple[Tensor, Tensor, Tensor]:
-        return pr_curves(self._spec, self._state())  # type: ignore[return-value]
+    def __init__(self, thresholds: Thresholds = None, ignore_index: Optional[int] = None,
+                 validate_args: bool = True, normalization: Optional[str] = "sigmoid", **kwargs: Any) -> None:
+        self._configure(locals())
 
 
 class MulticlassPrecisionRecallCurve(CurveMetric):
@@ -183,26 +180,11 @@ class MulticlassPrecisionRecallCurve(CurveMetric):
 
     plot = _plot_methods.plot_curve
     plot_lower_bound = plot_upper_bound = None
-
     task = "multiclass"
 
-    def __init__(
-        self,
-        num_classes: int,
-        thresholds: Thresholds = None,
-        average: Optional[str] = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        check_average(average, ("micro", "macro", None))
-        self._init_curve(num_classes, thresholds, ignore_index, validate_args)
-        self.num_classes = num_classes
-        self.average = average
-
-    def compute(self) -> Curves:
-        return multiclass_curve("pr", self._spec, self._state(), self.average)
+    def __init__(self, num_classes: int, thresholds: Thresholds = None, average: Optional[str] = None,
+                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
 
 class MultilabelPrecisionRecallCurve(CurveMetric):
@@ -219,23 +201,11 @@ class MultilabelPrecisionRecallCurve(CurveMetric):
 
     plot = _plot_methods.plot_curve
     plot_lower_bound = plot_upper_bound = None
-
     task = "multilabel"
 
-    def __init__(
-        self,
-        num_labels: int,
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self._init_curve(num_labels, thresholds, ignore_index, validate_args)
-        self.num_labels = num_labels
-
-    def compute(self) -> Curves:
-        return pr_curves(self._spec, self._state())
+    def __init__(self, num_labels: int, thresholds: Thresholds = None, ignore_index: Optional[int] = None,
+                 validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
 
 # -------------------------------------------------------------------------------- ROC
@@ -249,8 +219,7 @@ class BinaryROC(_Bounded, BinaryPrecisionRecallCurve):
     tensor([0.0000, 0.5000, 0.5000, 1.0000, 1.0000])
     """
 
-    def compute(self) -> tuple[Tensor, Tensor, Tensor]:  # type: ignore[override]
-        return roc_curves(self._spec, self._state())  # type: ignore[return-value]
+    _measure = "roc"
 
 
 class MulticlassROC(_PerClass, MulticlassPrecisionRecallCurve):
@@ -267,10 +236,8 @@ class MulticlassROC(_PerClass, MulticlassPrecisionRecallCurve):
             [0.0000, 0.3333, 1.0000]])
     """
 
+    _measure = "roc"
     plot = _plot_methods.plot_curve_with_labels
-
-    def compute(self) -> Curves:
-        return multiclass_curve("roc", self._spec, self._state(), self.average)
 
 
 class MultilabelROC(_PerLabel, MultilabelPrecisionRecallCurve):
@@ -286,14 +253,12 @@ class MultilabelROC(_PerLabel, MultilabelPrecisionRecallCurve):
             [0., 1., 1.]])
     """
 
+    _measure = "roc"
     plot = _plot_methods.plot_curve_with_labels
-
-    def compute(self) -> Curves:
-        return roc_curves(self._spec, self._state())
 
 
 # ------------------------------------------------------------------------------ AUROC
-class BinaryAUROC(_Bounded, BinaryPrecisionRecallCurve):
+class BinaryAUROC(_Summary, _Bounded, BinaryPrecisionRecallCurve):
     """Area under the ROC curve; with ``max_fpr`` the McClish-standardized partial area.
 
     >>> import torch
@@ -303,96 +268,54 @@ class BinaryAUROC(_Bounded, BinaryPrecisionRecallCurve):
     tensor(0.7500)
     """
 
-    plot = _plot_methods.plot_value
+    _measure = "auroc"
 
-    higher_is_better = True
+    def __init__(self, max_fpr: Optional[float] = None, thresholds: Thresholds = None,
+                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
-    def __init__(
-        self,
-        max_fpr: Optional[float] = None,
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(
-            thresholds=thresholds, ignore_index=ignore_index, validate_args=validate_args, **kwargs
-        )
-        check_max_fpr(max_fpr)
-        self.max_fpr = max_fpr
-
-    def compute(self) -> Tensor:  # type: ignore[override]
-        return auroc_compute(self._spec, self._state(), None, self.max_fpr)
+    def _build(self) -> None:
+        super()._build()
+        check_max_fpr(self.max_fpr)
 
 
-class MulticlassAUROC(_PerClass, MulticlassPrecisionRecallCurve):
+class MulticlassAUROC(_Summary, _PerClass, MulticlassPrecisionRecallCurve):
     """One-vs-rest AUROC averaged over classes (``macro``, ``weighted`` by support, ``none``).
 
     >>> import torch
     >>> metric = MulticlassAUROC(num_classes=3, average=None)
     >>> preds = torch.tensor([[0.7, 0.2, 0.1], [0.4, 0.5, 0.1], [0.2, 0.2, 0.6]])
-    >>> target = torch.tensor([0, 1, 2])
-    >>> metric.update(preds, target)
+    >>> metric.update(preds, torch.tensor([0, 1, 2]))
     >>> metric.compute()
     tensor([1., 1., 1.])
     """
 
-    plot = _plot_methods.plot_value
+    _measure = "auroc"
 
-    higher_is_better = True
-
-    def __init__(
-        self,
-        num_classes: int,
-        average: Optional[str] = "macro",
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(num_classes, thresholds, None, ignore_index, validate_args, **kwargs)
-        check_average(average, ("macro", "weighted", "none", None))
-        self.average = average
-
-    def compute(self) -> Tensor:  # type: ignore[override]
-        return auroc_compute(self._spec, self._state(), self.average, None)
+    def __init__(self, num_classes: int, average: Optional[str] = "macro", thresholds: Thresholds = None,
+                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
 
-class MultilabelAUROC(_PerLabel, MultilabelPrecisionRecallCurve):
+class MultilabelAUROC(_Summary, _PerLabel, MultilabelPrecisionRecallCurve):
     """AUROC of every label, averaged (``micro``, ``macro``, ``weighted``, ``none``).
 
     >>> import torch
     >>> metric = MultilabelAUROC(num_labels=2, average="micro")
-    >>> preds = torch.tensor([[0.8, 0.2], [0.3, 0.6], [0.6, 0.7]])
-    >>> target = torch.tensor([[1, 0], [0, 1], [0, 0]])
-    >>> metric.update(preds, target)
+    >>> metric.update(torch.tensor([[0.8, 0.2], [0.3, 0.6], [0.6, 0.7]]), torch.tensor([[1, 0], [0, 1], [0, 0]]))
     >>> metric.compute()
     tensor(0.8125)
     """
 
-    plot = _plot_methods.plot_value
+    _measure = "auroc"
 
-    higher_is_better = True
-
-    def __init__(
-        self,
-        num_labels: int,
-        average: Optional[str] = "macro",
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(num_labels, thresholds, ignore_index, validate_args, **kwargs)
-        check_average(average, ("micro", "macro", "weighted", "none", None))
-        self.average = average
-
-    def compute(self) -> Tensor:  # type: ignore[override]
-        return auroc_compute(self._spec, self._state(), self.average, None)
+    def __init__(self, num_labels: int, average: Optional[str] = "macro", thresholds: Thresholds = None,
+                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
 
 # ------------------------------------------------------------------ average precision
-class BinaryAveragePrecision(_Bounded, BinaryPrecisionRecallCurve):
+class BinaryAveragePrecision(_Summary, _Bounded, BinaryPrecisionRecallCurve):
     """Average precision: the step-wise area under the precision-recall curve.
 
     >>> import torch
@@ -402,75 +325,40 @@ class BinaryAveragePrecision(_Bounded, BinaryPrecisionRecallCurve):
     tensor(0.8333)
     """
 
-    plot = _plot_methods.plot_value
-
-    higher_is_better = True
-
-    def compute(self) -> Tensor:  # type: ignore[override]
-        return average_precision_compute(self._spec, self._state(), None)
+    _measure = "average_precision"
 
 
-class MulticlassAveragePrecision(_PerClass, MulticlassPrecisionRecallCurve):
+class MulticlassAveragePrecision(_Summary, _PerClass, MulticlassPrecisionRecallCurve):
     """One-vs-rest average precision averaged over classes (``macro``, ``weighted``, ``none``).
 
     >>> import torch
     >>> metric = MulticlassAveragePrecision(num_classes=3)
-    >>> preds = torch.tensor([[0.7, 0.2, 0.1], [0.4, 0.5, 0.1], [0.2, 0.2, 0.6]])
-    >>> target = torch.tensor([0, 1, 1])
-    >>> metric.update(preds, target)
+    >>> metric.update(torch.tensor([[0.7, 0.2, 0.1], [0.4, 0.5, 0.1], [0.2, 0.2, 0.6]]), torch.tensor([0, 1, 1]))
     >>> metric.compute()
     tensor(0.9167)
     """
 
-    plot = _plot_methods.plot_value
+    _measure = "average_precision"
 
-    higher_is_better = True
-
-    def __init__(
-        self,
-        num_classes: int,
-        average: Optional[str] = "macro",
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(num_classes, thresholds, None, ignore_index, validate_args, **kwargs)
-        check_average(average, ("macro", "weighted", "none", None))
-        self.average = average
-
-    def compute(self) -> Tensor:  # type: ignore[override]
-        return average_precision_compute(self._spec, self._state(), self.average)
+    def __init__(self, num_classes: int, average: Optional[str] = "macro", thresholds: Thresholds = None,
+                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
 
-class MultilabelAveragePrecision(_PerLabel, MultilabelPrecisionRecallCurve):
+class MultilabelAveragePrecision(_Summary, _PerLabel, MultilabelPrecisionRecallCurve):
     """Average precision of every label, averaged (``micro``, ``macro``, ``weighted``, ``none``).
 
     >>> import torch
     >>> metric = MultilabelAveragePrecision(num_labels=2, average=None)
     >>> preds = torch.tensor([[0.8, 0.2], [0.3, 0.6], [0.6, 0.7]])
-    >>> target = torch.tensor([[1, 0], [0, 1], [0, 0]])
-    >>> metric.update(preds, target)
+    >>> metric.update(preds, torch.tensor([[1, 0], [0, 1], [0, 0]]))
     >>> metric.compute()
     tensor([1.0000, 0.5000])
     """
 
-    plot = _plot_methods.plot_value
+    _measure = "average_precision"
 
-    higher_is_better = True
+    def __init__(self, num_labels: int, average: Optional[str] = "macro", thresholds: Thresholds = None,
+                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
-    def __init__(
-        self,
-        num_labels: int,
-        average: Optional[str] = "macro",
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(num_labels, thresholds, ignore_index, validate_args, **kwargs)
-        check_average(average, ("micro", "macro", "weighted", "none", None))
-        self.average = average
-
-    def compute(self) -> Tensor:  # type: ignore[override]
-        return average_precision_compute(self._spec, self._state(), self.average)

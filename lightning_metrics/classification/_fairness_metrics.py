@@ -72,14 +72,8 @@ class BinaryGroupStatRates(_GroupCounts):
     {'group_0': tensor([0.0000, 0.0000, 0.5000, 0.5000]), 'group_1': tensor([1., 0., 0., 0.])}
     """
 
-    def __init__(
-        self,
-        num_groups: int,
-        threshold: float = 0.5,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, num_groups: int, threshold: float = 0.5, ignore_index: Optional[int] = None,
+                 validate_args: bool = True, **kwargs: Any) -> None:
         self._configure(locals())
 
     def compute(self) -> dict[str, Tensor]:
@@ -102,15 +96,8 @@ class BinaryFairness(_GroupCounts):
 
     plot = _plot_methods.plot_value
 
-    def __init__(
-        self,
-        num_groups: int,
-        task: str = "all",
-        threshold: float = 0.5,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, num_groups: int, task: str = "all", threshold: float = 0.5,
+                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
         self._configure(locals())
 
     def _build(self) -> None:

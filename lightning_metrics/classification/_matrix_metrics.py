@@ -2,6 +2,9 @@
 
 All but exact match keep the same statistic as the count ratios (a multiclass (C, C) confusion
 matrix, binary (2, 2) and multilabel (L, 2, 2) counts), so in a collection they share its update.
+A class is its docstring, torchmetrics' signature and one line: the family
+(:class:`~lightning_metrics.classification._counting_base.MatrixMetric`) builds the statistic and
+the reduction from the task and measure it names.
 """
 
 from __future__ import annotations
@@ -9,16 +12,10 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from lightning_metrics import _plot_methods
-from lightning_metrics.classification._counting_base import CountingMetric
-from lightning_metrics.functional.classification._core import (
-    binary_spec,
-    multiclass_spec,
-    multilabel_spec,
-    reduction,
-)
+from lightning_metrics.classification._counting_base import MatrixMetric
 
 
-class BinaryJaccardIndex(CountingMetric):
+class BinaryJaccardIndex(MatrixMetric):
     """Jaccard index ``tp / (tp + fp + fn)`` for binary tasks.
 
     >>> from torch import tensor
@@ -27,22 +24,14 @@ class BinaryJaccardIndex(CountingMetric):
     tensor(0.3333)
     """
 
-    def __init__(
-        self,
-        threshold: float = 0.5,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        zero_division: float = 0,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self.threshold, self.ignore_index, self.validate_args = threshold, ignore_index, validate_args
-        self.zero_division = zero_division
-        spec = binary_spec(threshold, "global", ignore_index, validate_args, need="confmat")
-        self._setup(spec, reduction("jaccard_index", zero_division=zero_division))
+    _task, _measure = "binary", "jaccard_index"
+
+    def __init__(self, threshold: float = 0.5, ignore_index: Optional[int] = None, validate_args: bool = True,
+                 zero_division: float = 0, **kwargs: Any) -> None:
+        self._configure(locals())
 
 
-class MulticlassJaccardIndex(CountingMetric):
+class MulticlassJaccardIndex(MatrixMetric):
     """Jaccard index per class and averaged, for multiclass tasks.
 
     >>> from torch import tensor
@@ -51,25 +40,15 @@ class MulticlassJaccardIndex(CountingMetric):
     tensor(0.6667)
     """
 
+    _task, _measure = "multiclass", "jaccard_index"
     plot_legend_name = "Class"
 
-    def __init__(
-        self,
-        num_classes: int,
-        average: Optional[str] = "macro",
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        zero_division: float = 0,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self.num_classes, self.average, self.ignore_index = num_classes, average, ignore_index
-        self.validate_args, self.zero_division = validate_args, zero_division
-        spec = multiclass_spec(num_classes, 1, "global", ignore_index, validate_args, need="confmat")
-        self._setup(spec, reduction("jaccard_index", average, zero_division))
+    def __init__(self, num_classes: int, average: Optional[str] = "macro", ignore_index: Optional[int] = None,
+                 validate_args: bool = True, zero_division: float = 0, **kwargs: Any) -> None:
+        self._configure(locals())
 
 
-class MultilabelJaccardIndex(CountingMetric):
+class MultilabelJaccardIndex(MatrixMetric):
     """Jaccard index per label and averaged (``average='samples'``: per example), multilabel tasks.
 
     >>> from torch import tensor
@@ -78,26 +57,16 @@ class MultilabelJaccardIndex(CountingMetric):
     tensor(0.5000)
     """
 
+    _task, _measure = "multilabel", "jaccard_index"
     plot_legend_name = "Label"
 
-    def __init__(
-        self,
-        num_labels: int,
-        threshold: float = 0.5,
-        average: Optional[str] = "macro",
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        zero_division: float = 0,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self.num_labels, self.threshold, self.average = num_labels, threshold, average
-        self.ignore_index, self.validate_args, self.zero_division = ignore_index, validate_args, zero_division
-        red = reduction("jaccard_index", average, zero_division, samples=True)
-        self._setup(multilabel_spec(num_labels, threshold, "global", ignore_index, validate_args, "confmat", red), red)
+    def __init__(self, num_labels: int, threshold: float = 0.5, average: Optional[str] = "macro",
+                 ignore_index: Optional[int] = None, validate_args: bool = True, zero_division: float = 0,
+                 **kwargs: Any) -> None:
+        self._configure(locals())
 
 
-class BinaryMatthewsCorrCoef(CountingMetric):
+class BinaryMatthewsCorrCoef(MatrixMetric):
     """Matthews correlation coefficient for binary tasks.
 
     >>> from torch import tensor
@@ -106,15 +75,14 @@ class BinaryMatthewsCorrCoef(CountingMetric):
     tensor(0.5774)
     """
 
-    def __init__(
-        self, threshold: float = 0.5, ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any
-    ) -> None:
-        super().__init__(**kwargs)
-        self.threshold, self.ignore_index, self.validate_args = threshold, ignore_index, validate_args
-        self._setup(binary_spec(threshold, "global", ignore_index, validate_args, "confmat"), reduction("matthews_corrcoef"))
+    _task, _measure = "binary", "matthews_corrcoef"
+
+    def __init__(self, threshold: float = 0.5, ignore_index: Optional[int] = None, validate_args: bool = True,
+                 **kwargs: Any) -> None:
+        self._configure(locals())
 
 
-class MulticlassMatthewsCorrCoef(CountingMetric):
+class MulticlassMatthewsCorrCoef(MatrixMetric):
     """Matthews correlation coefficient for multiclass tasks.
 
     >>> from torch import tensor
@@ -123,20 +91,16 @@ class MulticlassMatthewsCorrCoef(CountingMetric):
     tensor(0.7000)
     """
 
+    _task, _measure = "multiclass", "matthews_corrcoef"
     plot_legend_name = "Class"
-
     plot_lower_bound = -1.0
 
-    def __init__(
-        self, num_classes: int, ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any
-    ) -> None:
-        super().__init__(**kwargs)
-        self.num_classes, self.ignore_index, self.validate_args = num_classes, ignore_index, validate_args
-        spec = multiclass_spec(num_classes, 1, "global", ignore_index, validate_args, need="confmat")
-        self._setup(spec, reduction("matthews_corrcoef"))
+    def __init__(self, num_classes: int, ignore_index: Optional[int] = None, validate_args: bool = True,
+                 **kwargs: Any) -> None:
+        self._configure(locals())
 
 
-class MultilabelMatthewsCorrCoef(CountingMetric):
+class MultilabelMatthewsCorrCoef(MatrixMetric):
     """Matthews correlation coefficient of all labels pooled, for multilabel tasks.
 
     >>> from torch import tensor
@@ -145,26 +109,16 @@ class MultilabelMatthewsCorrCoef(CountingMetric):
     tensor(0.3333)
     """
 
+    _task, _measure = "multilabel", "matthews_corrcoef"
     plot_legend_name = "Label"
-
     plot_lower_bound = -1.0
 
-    def __init__(
-        self,
-        num_labels: int,
-        threshold: float = 0.5,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self.num_labels, self.threshold, self.ignore_index = num_labels, threshold, ignore_index
-        self.validate_args = validate_args
-        spec = multilabel_spec(num_labels, threshold, "global", ignore_index, validate_args, need="confmat")
-        self._setup(spec, reduction("matthews_corrcoef"))
+    def __init__(self, num_labels: int, threshold: float = 0.5, ignore_index: Optional[int] = None,
+                 validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
 
-class BinaryCohenKappa(CountingMetric):
+class BinaryCohenKappa(MatrixMetric):
     """Cohen's kappa for binary tasks (``weights``: None, "linear" or "quadratic").
 
     >>> from torch import tensor
@@ -173,22 +127,14 @@ class BinaryCohenKappa(CountingMetric):
     tensor(0.5000)
     """
 
-    def __init__(
-        self,
-        threshold: float = 0.5,
-        ignore_index: Optional[int] = None,
-        weights: Optional[str] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self.threshold, self.ignore_index, self.weights = threshold, ignore_index, weights
-        self.validate_args = validate_args
-        spec = binary_spec(threshold, "global", ignore_index, validate_args, need="confmat")
-        self._setup(spec, reduction("cohen_kappa", weights=weights))
+    _task, _measure = "binary", "cohen_kappa"
+
+    def __init__(self, threshold: float = 0.5, ignore_index: Optional[int] = None,
+                 weights: Optional[str] = None, validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
 
-class MulticlassCohenKappa(CountingMetric):
+class MulticlassCohenKappa(MatrixMetric):
     """Cohen's kappa for multiclass tasks (``weights``: None, "linear" or "quadratic").
 
     >>> from torch import tensor
@@ -197,24 +143,15 @@ class MulticlassCohenKappa(CountingMetric):
     tensor(0.6364)
     """
 
+    _task, _measure = "multiclass", "cohen_kappa"
     plot_legend_name = "Class"
 
-    def __init__(
-        self,
-        num_classes: int,
-        ignore_index: Optional[int] = None,
-        weights: Optional[str] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self.num_classes, self.ignore_index, self.weights = num_classes, ignore_index, weights
-        self.validate_args = validate_args
-        spec = multiclass_spec(num_classes, 1, "global", ignore_index, validate_args, need="confmat")
-        self._setup(spec, reduction("cohen_kappa", weights=weights))
+    def __init__(self, num_classes: int, ignore_index: Optional[int] = None, weights: Optional[str] = None,
+                 validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
 
-class BinaryConfusionMatrix(CountingMetric):
+class BinaryConfusionMatrix(MatrixMetric):
     """The ``(2, 2)`` confusion matrix ``[[tn, fp], [fn, tp]]`` (``normalize``: true/pred/all/none).
 
     >>> from torch import tensor
@@ -224,27 +161,17 @@ class BinaryConfusionMatrix(CountingMetric):
             [1, 1]])
     """
 
+    _task, _measure = "binary", "confusion_matrix"
     plot = _plot_methods.plot_confusion_matrix
-
     higher_is_better = None
     plot_lower_bound = plot_upper_bound = None
 
-    def __init__(
-        self,
-        threshold: float = 0.5,
-        ignore_index: Optional[int] = None,
-        normalize: Optional[str] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self.threshold, self.ignore_index, self.normalize = threshold, ignore_index, normalize
-        self.validate_args = validate_args
-        spec = binary_spec(threshold, "global", ignore_index, validate_args, need="confmat")
-        self._setup(spec, reduction("confusion_matrix", normalize=normalize))
+    def __init__(self, threshold: float = 0.5, ignore_index: Optional[int] = None,
+                 normalize: Optional[str] = None, validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
 
-class MulticlassConfusionMatrix(CountingMetric):
+class MulticlassConfusionMatrix(MatrixMetric):
     """The ``(C, C)`` confusion matrix, rows indexed by target (``normalize``: true/pred/all/none).
 
     >>> from torch import tensor
@@ -255,27 +182,17 @@ class MulticlassConfusionMatrix(CountingMetric):
             [0, 0, 1]])
     """
 
+    _task, _measure = "multiclass", "confusion_matrix"
     plot = _plot_methods.plot_confusion_matrix
-
     higher_is_better = None
     plot_lower_bound = plot_upper_bound = None
 
-    def __init__(
-        self,
-        num_classes: int,
-        ignore_index: Optional[int] = None,
-        normalize: Optional[str] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self.num_classes, self.ignore_index, self.normalize = num_classes, ignore_index, normalize
-        self.validate_args = validate_args
-        spec = multiclass_spec(num_classes, 1, "global", ignore_index, validate_args, need="confmat")
-        self._setup(spec, reduction("confusion_matrix", normalize=normalize))
+    def __init__(self, num_classes: int, ignore_index: Optional[int] = None, normalize: Optional[str] = None,
+                 validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
 
-class MultilabelConfusionMatrix(CountingMetric):
+class MultilabelConfusionMatrix(MatrixMetric):
     """One ``(2, 2)`` confusion matrix per label, ``(L, 2, 2)``.
 
     >>> from torch import tensor
@@ -285,28 +202,17 @@ class MultilabelConfusionMatrix(CountingMetric):
             [0, 1]])
     """
 
+    _task, _measure = "multilabel", "confusion_matrix"
     plot = _plot_methods.plot_confusion_matrix
-
     higher_is_better = None
     plot_lower_bound = plot_upper_bound = None
 
-    def __init__(
-        self,
-        num_labels: int,
-        threshold: float = 0.5,
-        ignore_index: Optional[int] = None,
-        normalize: Optional[str] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self.num_labels, self.threshold, self.ignore_index = num_labels, threshold, ignore_index
-        self.normalize, self.validate_args = normalize, validate_args
-        spec = multilabel_spec(num_labels, threshold, "global", ignore_index, validate_args, need="confmat")
-        self._setup(spec, reduction("confusion_matrix", normalize=normalize))
+    def __init__(self, num_labels: int, threshold: float = 0.5, ignore_index: Optional[int] = None,
+                 normalize: Optional[str] = None, validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
 
-class MulticlassExactMatch(CountingMetric):
+class MulticlassExactMatch(MatrixMetric):
     """Fraction of samples whose every position ``(N, ...)`` is classified right.
 
     >>> from torch import tensor
@@ -315,24 +221,15 @@ class MulticlassExactMatch(CountingMetric):
     tensor(0.5000)
     """
 
+    _task, _measure = "multiclass", "exact_match"
     plot_legend_name = "Class"
 
-    def __init__(
-        self,
-        num_classes: int,
-        multidim_average: str = "global",
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self.num_classes, self.multidim_average, self.ignore_index = num_classes, multidim_average, ignore_index
-        self.validate_args = validate_args
-        spec = multiclass_spec(num_classes, 1, multidim_average, ignore_index, validate_args, need="exact")
-        self._setup(spec, reduction("exact_match"))
+    def __init__(self, num_classes: int, multidim_average: str = "global", ignore_index: Optional[int] = None,
+                 validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
 
-class MultilabelExactMatch(CountingMetric):
+class MultilabelExactMatch(MatrixMetric):
     """Fraction of examples whose labels are all right (subset accuracy).
 
     >>> from torch import tensor
@@ -341,22 +238,12 @@ class MultilabelExactMatch(CountingMetric):
     tensor(0.5000)
     """
 
+    _task, _measure = "multilabel", "exact_match"
     plot_legend_name = "Label"
 
-    def __init__(
-        self,
-        num_labels: int,
-        threshold: float = 0.5,
-        multidim_average: str = "global",
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self.num_labels, self.threshold, self.multidim_average = num_labels, threshold, multidim_average
-        self.ignore_index, self.validate_args = ignore_index, validate_args
-        spec = multilabel_spec(num_labels, threshold, multidim_average, ignore_index, validate_args, need="exact")
-        self._setup(spec, reduction("exact_match"))
+    def __init__(self, num_labels: int, threshold: float = 0.5, multidim_average: str = "global",
+                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
 
 __all__ = [

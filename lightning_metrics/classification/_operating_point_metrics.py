@@ -1,7 +1,9 @@
 """Modular operating-point metrics, EER and LogAUC: selectors over the shared curve statistic.
 
 They keep exactly the state of the PR/ROC metrics of :mod:`._curve_metrics` (and the same
-``statistic_spec``), so in a collection they ride along on one update per batch.
+``statistic_spec``), so in a collection they ride along on one update per batch. A class is its
+docstring, torchmetrics' signature and one line (``self._configure(locals())``); its family mixin
+names what it reads from the curve, and :meth:`CurveMetric._build` does the rest.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from lightning_metrics.classification._curve_metrics import (
     _Bounded,
     _PerClass,
     _PerLabel,
+    _Summary,
     BinaryROC,
     MulticlassPrecisionRecallCurve,
     MulticlassROC,
@@ -23,57 +26,43 @@ from lightning_metrics.classification._curve_metrics import (
     MultilabelROC,
     Thresholds,
 )
-from lightning_metrics.functional.classification._curve_core import multiclass_curve, roc_curves
-from lightning_metrics.functional.classification._fixed_point import (
-    Selector,
-    binary_logauc_from_roc,
-    eer_from_roc,
-    logauc_from_roc,
-    operating_point_compute,
-    precision_at_recall,
-    recall_at_precision,
-    sensitivity_at_specificity,
-    specificity_at_sensitivity,
-)
-from lightning_metrics.functional.classification._scores import (
-    check_average,
-    check_fpr_range,
-    check_unit_float,
-)
+from lightning_metrics.functional.classification._curve_functions import curve_measure
+from lightning_metrics.functional.classification._fixed_point import OPERATING_POINTS, operating_point_compute
+from lightning_metrics.functional.classification._scores import check_fpr_range, check_unit_float
 
 FPR_RANGE = (0.001, 0.1)
 
 
 class _OperatingPoint:
-    """Mixin: ``compute`` applies the class's selector to the PR or ROC curve of every column."""
+    """Mixin: ``compute`` applies the selector of the class's minimum (``minimum_name``, a key of
+    :data:`~._fixed_point.OPERATING_POINTS`) to the PR or ROC curve of every column."""
 
-    curve: str
-    selector: Selector
     minimum_name: str
     result_names = ("value", "threshold")  # compute returns (value, threshold)
 
-    def _set_minimum(self, value: float) -> None:
-        check_unit_float(self.minimum_name, value)
-        setattr(self, self.minimum_name, value)
+    def _build(self) -> None:
+        super()._build()  # type: ignore[misc]
+        check_unit_float(self.minimum_name, getattr(self, self.minimum_name))
 
     def compute(self) -> tuple[Tensor, Tensor]:
+        curve, selector = OPERATING_POINTS[self.minimum_name]
         minimum = getattr(self, self.minimum_name)
-        return operating_point_compute(self._spec, self._state(), self.curve, type(self).selector, minimum)  # type: ignore[attr-defined]
+        return operating_point_compute(self._spec, self._state(), curve, selector, minimum)  # type: ignore[attr-defined]
 
 
-def _binary_init(
-    self: Any,
-    minimum: float,
-    thresholds: Thresholds,
-    ignore_index: Optional[int],
-    validate_args: bool,
-    kwargs: dict,
-) -> None:
-    BinaryPrecisionRecallCurve.__init__(self, thresholds, ignore_index, validate_args, **kwargs)
-    self._set_minimum(minimum)
+class _BinaryPoint(_OperatingPoint, _Bounded, BinaryPrecisionRecallCurve):
+    pass
 
 
-class BinaryPrecisionAtFixedRecall(_OperatingPoint, _Bounded, BinaryPrecisionRecallCurve):
+class _MulticlassPoint(_OperatingPoint, _PerClass, MulticlassPrecisionRecallCurve):
+    pass
+
+
+class _MultilabelPoint(_OperatingPoint, _PerLabel, MultilabelPrecisionRecallCurve):
+    pass
+
+
+class BinaryPrecisionAtFixedRecall(_BinaryPoint):
     """Highest precision with recall >= ``min_recall``, and its threshold.
 
     >>> import torch
@@ -84,21 +73,14 @@ class BinaryPrecisionAtFixedRecall(_OperatingPoint, _Bounded, BinaryPrecisionRec
     """
 
     plot = _plot_methods.plot_value
+    minimum_name = "min_recall"
 
-    curve, selector, minimum_name = "pr", precision_at_recall, "min_recall"
-
-    def __init__(
-        self,
-        min_recall: float,
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        _binary_init(self, min_recall, thresholds, ignore_index, validate_args, kwargs)
+    def __init__(self, min_recall: float, thresholds: Thresholds = None, ignore_index: Optional[int] = None,
+                 validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
 
-class BinaryRecallAtFixedPrecision(_OperatingPoint, _Bounded, BinaryPrecisionRecallCurve):
+class BinaryRecallAtFixedPrecision(_BinaryPoint):
     """Highest recall with precision >= ``min_precision``, and its threshold.
 
     >>> import torch
@@ -109,21 +91,14 @@ class BinaryRecallAtFixedPrecision(_OperatingPoint, _Bounded, BinaryPrecisionRec
     """
 
     plot = _plot_methods.plot_value
+    minimum_name = "min_precision"
 
-    curve, selector, minimum_name = "pr", recall_at_precision, "min_precision"
-
-    def __init__(
-        self,
-        min_precision: float,
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        _binary_init(self, min_precision, thresholds, ignore_index, validate_args, kwargs)
+    def __init__(self, min_precision: float, thresholds: Thresholds = None, ignore_index: Optional[int] = None,
+                 validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
 
-class BinarySensitivityAtSpecificity(_OperatingPoint, _Bounded, BinaryPrecisionRecallCurve):
+class BinarySensitivityAtSpecificity(_BinaryPoint):
     """Highest sensitivity with specificity >= ``min_specificity``, and its threshold.
 
     >>> import torch
@@ -133,20 +108,14 @@ class BinarySensitivityAtSpecificity(_OperatingPoint, _Bounded, BinaryPrecisionR
     (tensor(1.), tensor(0.3500))
     """
 
-    curve, selector, minimum_name = "roc", sensitivity_at_specificity, "min_specificity"
+    minimum_name = "min_specificity"
 
-    def __init__(
-        self,
-        min_specificity: float,
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        _binary_init(self, min_specificity, thresholds, ignore_index, validate_args, kwargs)
+    def __init__(self, min_specificity: float, thresholds: Thresholds = None, ignore_index: Optional[int] = None,
+                 validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
 
-class BinarySpecificityAtSensitivity(_OperatingPoint, _Bounded, BinaryPrecisionRecallCurve):
+class BinarySpecificityAtSensitivity(_BinaryPoint):
     """Highest specificity with sensitivity >= ``min_sensitivity``, and its threshold.
 
     >>> import torch
@@ -156,37 +125,14 @@ class BinarySpecificityAtSensitivity(_OperatingPoint, _Bounded, BinaryPrecisionR
     (tensor(1.), tensor(0.8000))
     """
 
-    curve, selector, minimum_name = "roc", specificity_at_sensitivity, "min_sensitivity"
+    minimum_name = "min_sensitivity"
 
-    def __init__(
-        self,
-        min_sensitivity: float,
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        _binary_init(self, min_sensitivity, thresholds, ignore_index, validate_args, kwargs)
+    def __init__(self, min_sensitivity: float, thresholds: Thresholds = None, ignore_index: Optional[int] = None,
+                 validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
 
-def _multi_init(
-    self: Any,
-    base: type,
-    num: int,
-    minimum: float,
-    thresholds: Thresholds,
-    ignore_index: Optional[int],
-    validate_args: bool,
-    kwargs: dict,
-) -> None:
-    if base is MulticlassPrecisionRecallCurve:
-        base.__init__(self, num, thresholds, None, ignore_index, validate_args, **kwargs)
-    else:
-        base.__init__(self, num, thresholds, ignore_index, validate_args, **kwargs)
-    self._set_minimum(minimum)
-
-
-class MulticlassPrecisionAtFixedRecall(_OperatingPoint, _PerClass, MulticlassPrecisionRecallCurve):
+class MulticlassPrecisionAtFixedRecall(_MulticlassPoint):
     """Per class (one-vs-rest): highest precision with recall >= ``min_recall``, and its threshold.
 
     >>> import torch
@@ -198,135 +144,68 @@ class MulticlassPrecisionAtFixedRecall(_OperatingPoint, _PerClass, MulticlassPre
     """
 
     plot = _plot_methods.plot_value
+    minimum_name = "min_recall"
 
-    curve, selector, minimum_name = "pr", precision_at_recall, "min_recall"
-
-    def __init__(
-        self,
-        num_classes: int,
-        min_recall: float,
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        _multi_init(
-            self,
-            MulticlassPrecisionRecallCurve,
-            num_classes,
-            min_recall,
-            thresholds,
-            ignore_index,
-            validate_args,
-            kwargs,
-        )
+    def __init__(self, num_classes: int, min_recall: float, thresholds: Thresholds = None,
+                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
 
-class MulticlassRecallAtFixedPrecision(_OperatingPoint, _PerClass, MulticlassPrecisionRecallCurve):
+class MulticlassRecallAtFixedPrecision(_MulticlassPoint):
     """Per class (one-vs-rest): highest recall with precision >= ``min_precision``, and its threshold.
 
     >>> import torch
     >>> metric = MulticlassRecallAtFixedPrecision(num_classes=3, min_precision=1.0)
-    >>> preds = torch.tensor([[0.7, 0.2, 0.1], [0.4, 0.5, 0.1], [0.2, 0.2, 0.6], [0.3, 0.4, 0.3]])
-    >>> metric.update(preds, torch.tensor([0, 1, 2, 0]))
+    >>> metric.update(torch.tensor([[0.7, 0.2, 0.1], [0.4, 0.5, 0.1], [0.2, 0.2, 0.6], [0.3, 0.4, 0.3]]),
+    ...               torch.tensor([0, 1, 2, 0]))
     >>> metric.compute()
     (tensor([0.5000, 1.0000, 1.0000]), tensor([0.7000, 0.5000, 0.6000]))
     """
 
     plot = _plot_methods.plot_value
+    minimum_name = "min_precision"
 
-    curve, selector, minimum_name = "pr", recall_at_precision, "min_precision"
-
-    def __init__(
-        self,
-        num_classes: int,
-        min_precision: float,
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        _multi_init(
-            self,
-            MulticlassPrecisionRecallCurve,
-            num_classes,
-            min_precision,
-            thresholds,
-            ignore_index,
-            validate_args,
-            kwargs,
-        )
+    def __init__(self, num_classes: int, min_precision: float, thresholds: Thresholds = None,
+                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
 
-class MulticlassSensitivityAtSpecificity(_OperatingPoint, _PerClass, MulticlassPrecisionRecallCurve):
+class MulticlassSensitivityAtSpecificity(_MulticlassPoint):
     """Per class (one-vs-rest): highest sensitivity with specificity >= ``min_specificity``.
 
     >>> import torch
     >>> metric = MulticlassSensitivityAtSpecificity(num_classes=3, min_specificity=1.0)
-    >>> preds = torch.tensor([[0.7, 0.2, 0.1], [0.4, 0.5, 0.1], [0.2, 0.2, 0.6], [0.3, 0.4, 0.3]])
-    >>> metric.update(preds, torch.tensor([0, 1, 2, 0]))
+    >>> scores = torch.tensor([[0.7, 0.2, 0.1], [0.4, 0.5, 0.1], [0.2, 0.2, 0.6], [0.3, 0.4, 0.3]])
+    >>> metric.update(scores, target=torch.tensor([0, 1, 2, 0]))
     >>> metric.compute()
     (tensor([0.5000, 1.0000, 1.0000]), tensor([0.7000, 0.5000, 0.6000]))
     """
 
-    curve, selector, minimum_name = "roc", sensitivity_at_specificity, "min_specificity"
+    minimum_name = "min_specificity"
 
-    def __init__(
-        self,
-        num_classes: int,
-        min_specificity: float,
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        _multi_init(
-            self,
-            MulticlassPrecisionRecallCurve,
-            num_classes,
-            min_specificity,
-            thresholds,
-            ignore_index,
-            validate_args,
-            kwargs,
-        )
+    def __init__(self, num_classes: int, min_specificity: float, thresholds: Thresholds = None,
+                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
 
-class MulticlassSpecificityAtSensitivity(_OperatingPoint, _PerClass, MulticlassPrecisionRecallCurve):
+class MulticlassSpecificityAtSensitivity(_MulticlassPoint):
     """Per class (one-vs-rest): highest specificity with sensitivity >= ``min_sensitivity``.
 
     >>> import torch
     >>> metric = MulticlassSpecificityAtSensitivity(num_classes=3, min_sensitivity=1.0)
-    >>> preds = torch.tensor([[0.7, 0.2, 0.1], [0.4, 0.5, 0.1], [0.2, 0.2, 0.6], [0.3, 0.4, 0.3]])
-    >>> metric.update(preds, torch.tensor([0, 1, 2, 0]))
-    >>> metric.compute()
+    >>> metric(torch.tensor([[0.7, 0.2, 0.1], [0.4, 0.5, 0.1], [0.2, 0.2, 0.6], [0.3, 0.4, 0.3]]),
+    ...        torch.tensor([0, 1, 2, 0]))
     (tensor([0.5000, 1.0000, 1.0000]), tensor([0.3000, 0.5000, 0.6000]))
     """
 
-    curve, selector, minimum_name = "roc", specificity_at_sensitivity, "min_sensitivity"
+    minimum_name = "min_sensitivity"
 
-    def __init__(
-        self,
-        num_classes: int,
-        min_sensitivity: float,
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        _multi_init(
-            self,
-            MulticlassPrecisionRecallCurve,
-            num_classes,
-            min_sensitivity,
-            thresholds,
-            ignore_index,
-            validate_args,
-            kwargs,
-        )
+    def __init__(self, num_classes: int, min_sensitivity: float, thresholds: Thresholds = None,
+                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
 
-class MultilabelPrecisionAtFixedRecall(_OperatingPoint, _PerLabel, MultilabelPrecisionRecallCurve):
+class MultilabelPrecisionAtFixedRecall(_MultilabelPoint):
     """Per label: highest precision with recall >= ``min_recall``, and its threshold.
 
     >>> import torch
@@ -339,135 +218,63 @@ class MultilabelPrecisionAtFixedRecall(_OperatingPoint, _PerLabel, MultilabelPre
     """
 
     plot = _plot_methods.plot_value
+    minimum_name = "min_recall"
 
-    curve, selector, minimum_name = "pr", precision_at_recall, "min_recall"
-
-    def __init__(
-        self,
-        num_labels: int,
-        min_recall: float,
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        _multi_init(
-            self,
-            MultilabelPrecisionRecallCurve,
-            num_labels,
-            min_recall,
-            thresholds,
-            ignore_index,
-            validate_args,
-            kwargs,
-        )
+    def __init__(self, num_labels: int, min_recall: float, thresholds: Thresholds = None,
+                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
 
-class MultilabelRecallAtFixedPrecision(_OperatingPoint, _PerLabel, MultilabelPrecisionRecallCurve):
+class MultilabelRecallAtFixedPrecision(_MultilabelPoint):
     """Per label: highest recall with precision >= ``min_precision``, and its threshold.
 
     >>> import torch
     >>> metric = MultilabelRecallAtFixedPrecision(num_labels=2, min_precision=0.5)
-    >>> preds = torch.tensor([[0.8, 0.2], [0.3, 0.6], [0.6, 0.7]])
-    >>> target = torch.tensor([[1, 0], [0, 1], [0, 0]])
-    >>> metric.update(preds, target)
+    >>> metric.update(torch.tensor([[0.8, 0.2], [0.3, 0.6], [0.6, 0.7]]), torch.tensor([[1, 0], [0, 1], [0, 0]]))
     >>> metric.compute()
     (tensor([1., 1.]), tensor([0.8000, 0.6000]))
     """
 
     plot = _plot_methods.plot_value
+    minimum_name = "min_precision"
 
-    curve, selector, minimum_name = "pr", recall_at_precision, "min_precision"
-
-    def __init__(
-        self,
-        num_labels: int,
-        min_precision: float,
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        _multi_init(
-            self,
-            MultilabelPrecisionRecallCurve,
-            num_labels,
-            min_precision,
-            thresholds,
-            ignore_index,
-            validate_args,
-            kwargs,
-        )
+    def __init__(self, num_labels: int, min_precision: float, thresholds: Thresholds = None,
+                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
 
-class MultilabelSensitivityAtSpecificity(_OperatingPoint, _PerLabel, MultilabelPrecisionRecallCurve):
+class MultilabelSensitivityAtSpecificity(_MultilabelPoint):
     """Per label: highest sensitivity with specificity >= ``min_specificity``, and its threshold.
 
     >>> import torch
     >>> metric = MultilabelSensitivityAtSpecificity(num_labels=2, min_specificity=0.5)
-    >>> preds = torch.tensor([[0.8, 0.2], [0.3, 0.6], [0.6, 0.7]])
-    >>> target = torch.tensor([[1, 0], [0, 1], [0, 0]])
-    >>> metric.update(preds, target)
+    >>> scores, labels = torch.tensor([[0.8, 0.2], [0.3, 0.6], [0.6, 0.7]]), torch.tensor([[1, 0], [0, 1], [0, 0]])
+    >>> metric.update(scores, labels)
     >>> metric.compute()
     (tensor([1., 1.]), tensor([0.8000, 0.6000]))
     """
 
-    curve, selector, minimum_name = "roc", sensitivity_at_specificity, "min_specificity"
+    minimum_name = "min_specificity"
 
-    def __init__(
-        self,
-        num_labels: int,
-        min_specificity: float,
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        _multi_init(
-            self,
-            MultilabelPrecisionRecallCurve,
-            num_labels,
-            min_specificity,
-            thresholds,
-            ignore_index,
-            validate_args,
-            kwargs,
-        )
+    def __init__(self, num_labels: int, min_specificity: float, thresholds: Thresholds = None,
+                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
 
-class MultilabelSpecificityAtSensitivity(_OperatingPoint, _PerLabel, MultilabelPrecisionRecallCurve):
+class MultilabelSpecificityAtSensitivity(_MultilabelPoint):
     """Per label: highest specificity with sensitivity >= ``min_sensitivity``, and its threshold.
 
     >>> import torch
     >>> metric = MultilabelSpecificityAtSensitivity(num_labels=2, min_sensitivity=0.5)
-    >>> preds = torch.tensor([[0.8, 0.2], [0.3, 0.6], [0.6, 0.7]])
-    >>> target = torch.tensor([[1, 0], [0, 1], [0, 0]])
-    >>> metric.update(preds, target)
-    >>> metric.compute()
+    >>> metric(torch.tensor([[0.8, 0.2], [0.3, 0.6], [0.6, 0.7]]), torch.tensor([[1, 0], [0, 1], [0, 0]]))
     (tensor([1.0000, 0.5000]), tensor([0.8000, 0.6000]))
     """
 
-    curve, selector, minimum_name = "roc", specificity_at_sensitivity, "min_sensitivity"
+    minimum_name = "min_sensitivity"
 
-    def __init__(
-        self,
-        num_labels: int,
-        min_sensitivity: float,
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        _multi_init(
-            self,
-            MultilabelPrecisionRecallCurve,
-            num_labels,
-            min_sensitivity,
-            thresholds,
-            ignore_index,
-            validate_args,
-            kwargs,
-        )
+    def __init__(self, num_labels: int, min_sensitivity: float, thresholds: Thresholds = None,
+                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
 
 # ------------------------------------------------------------------------------------ EER
@@ -482,9 +289,7 @@ class BinaryEER(BinaryROC):
     """
 
     plot = _plot_methods.plot_value
-
-    def compute(self) -> Tensor:  # type: ignore[override]
-        return eer_from_roc(*roc_curves(self._spec, self._state())[:2])
+    _measure = "eer"
 
 
 class MulticlassEER(MulticlassROC):
@@ -499,9 +304,7 @@ class MulticlassEER(MulticlassROC):
     """
 
     plot = _plot_methods.plot_value
-
-    def compute(self) -> Tensor:  # type: ignore[override]
-        return eer_from_roc(*multiclass_curve("roc", self._spec, self._state(), self.average)[:2])
+    _measure = "eer"
 
 
 class MultilabelEER(MultilabelROC):
@@ -509,21 +312,39 @@ class MultilabelEER(MultilabelROC):
 
     >>> import torch
     >>> metric = MultilabelEER(num_labels=2)
-    >>> preds = torch.tensor([[0.8, 0.2], [0.3, 0.6], [0.6, 0.7]])
-    >>> target = torch.tensor([[1, 0], [0, 1], [0, 0]])
-    >>> metric.update(preds, target)
+    >>> metric.update(torch.tensor([[0.8, 0.2], [0.3, 0.6], [0.6, 0.7]]), torch.tensor([[1, 0], [0, 1], [0, 0]]))
     >>> metric.compute()
     tensor([0.0000, 0.7500])
     """
 
     plot = _plot_methods.plot_value
-
-    def compute(self) -> Tensor:  # type: ignore[override]
-        return eer_from_roc(*roc_curves(self._spec, self._state())[:2])
+    _measure = "eer"
 
 
 # --------------------------------------------------------------------------------- LogAUC
-class BinaryLogAUC(BinaryROC):
+class _LogAUC(_Summary):
+    """Mixin: the area of each column's ROC curve on a log10 FPR axis inside ``fpr_range``.
+
+    The multi-column classes keep torchmetrics' attribute names: their ``average`` (``None`` per
+    column, or ``macro``) is ``average2``; a multiclass ``average`` stays the unused curve average.
+    """
+
+    _measure = "logauc"
+
+    def _build(self) -> None:
+        super()._build()  # type: ignore[misc]
+        check_fpr_range(self.fpr_range)
+        if self.task != "binary":  # type: ignore[attr-defined]
+            self.average2 = self.__dict__.pop("average")
+            if self.task == "multiclass":  # type: ignore[attr-defined]
+                self.average = None
+
+    def compute(self) -> Tensor:
+        arguments = {"fpr_range": self.fpr_range, "average": getattr(self, "average2", None)}
+        return curve_measure("logauc", self._spec, self._state(), arguments)  # type: ignore[attr-defined]
+
+
+class BinaryLogAUC(_LogAUC, BinaryROC):
     """Area under the ROC curve on a log10 FPR axis inside ``fpr_range``, scaled to [0, 1].
 
     ``validate_args`` defaults to False here, as in torchmetrics.
@@ -535,30 +356,12 @@ class BinaryLogAUC(BinaryROC):
     tensor(0.5000)
     """
 
-    plot = _plot_methods.plot_value
-
-    higher_is_better = True
-
-    def __init__(
-        self,
-        fpr_range: tuple[float, float] = FPR_RANGE,
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = False,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(
-            thresholds=thresholds, ignore_index=ignore_index, validate_args=validate_args, **kwargs
-        )
-        check_fpr_range(fpr_range)
-        self.fpr_range = fpr_range
-
-    def compute(self) -> Tensor:  # type: ignore[override]
-        fpr, tpr, _ = roc_curves(self._spec, self._state())
-        return binary_logauc_from_roc(fpr, tpr, self.fpr_range)  # type: ignore[arg-type]
+    def __init__(self, fpr_range: tuple[float, float] = FPR_RANGE, thresholds: Thresholds = None,
+                 ignore_index: Optional[int] = None, validate_args: bool = False, **kwargs: Any) -> None:
+        self._configure(locals())
 
 
-class MulticlassLogAUC(MulticlassROC):
+class MulticlassLogAUC(_LogAUC, MulticlassROC):
     """LogAUC of every class (one-vs-rest); ``average`` is ``None`` (per class) or ``macro``.
 
     >>> import torch
@@ -569,32 +372,13 @@ class MulticlassLogAUC(MulticlassROC):
     tensor([0.5000, 1.0000, 1.0000])
     """
 
-    plot = _plot_methods.plot_value
-
-    higher_is_better = True
-
-    def __init__(
-        self,
-        num_classes: int,
-        fpr_range: tuple[float, float] = FPR_RANGE,
-        average: Optional[str] = None,
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(num_classes, thresholds, None, ignore_index, validate_args, **kwargs)
-        check_fpr_range(fpr_range)
-        check_average(average, ("macro", "none", None))
-        self.fpr_range = fpr_range
-        self.average2 = average  # torchmetrics' name: ``average`` stays the (unused) curve average
-
-    def compute(self) -> Tensor:  # type: ignore[override]
-        fpr, tpr, _ = roc_curves(self._spec, self._state())
-        return logauc_from_roc(fpr, tpr, self.fpr_range, self.average2)
+    def __init__(self, num_classes: int, fpr_range: tuple[float, float] = FPR_RANGE, average: Optional[str] = None,
+                 thresholds: Thresholds = None, ignore_index: Optional[int] = None, validate_args: bool = True,
+                 **kwargs: Any) -> None:
+        self._configure(locals())
 
 
-class MultilabelLogAUC(MultilabelROC):
+class MultilabelLogAUC(_LogAUC, MultilabelROC):
     """LogAUC of every label; ``average`` is ``None`` (per label) or ``macro``.
 
     >>> import torch
@@ -606,26 +390,7 @@ class MultilabelLogAUC(MultilabelROC):
     tensor(0.5000)
     """
 
-    plot = _plot_methods.plot_value
-
-    higher_is_better = True
-
-    def __init__(
-        self,
-        num_labels: int,
-        fpr_range: tuple[float, float] = FPR_RANGE,
-        average: Optional[str] = None,
-        thresholds: Thresholds = None,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(num_labels, thresholds, ignore_index, validate_args, **kwargs)
-        check_fpr_range(fpr_range)
-        check_average(average, ("macro", "none", None))
-        self.fpr_range = fpr_range
-        self.average2 = average
-
-    def compute(self) -> Tensor:  # type: ignore[override]
-        fpr, tpr, _ = roc_curves(self._spec, self._state())
-        return logauc_from_roc(fpr, tpr, self.fpr_range, self.average2)
+    def __init__(self, num_labels: int, fpr_range: tuple[float, float] = FPR_RANGE, average: Optional[str] = None,
+                 thresholds: Thresholds = None, ignore_index: Optional[int] = None, validate_args: bool = True,
+                 **kwargs: Any) -> None:
+        self._configure(locals())

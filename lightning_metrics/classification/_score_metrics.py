@@ -2,6 +2,8 @@
 
 Calibration keeps a per-bin histogram (count, confidence sum, accuracy sum) instead of every
 confidence; hinge and ranking keep a running sum and a count. All states reduce by ``sum``.
+Constructors are torchmetrics' signatures over ``self._configure(locals())``; each family checks
+the recorded arguments and declares its states in ``_build``.
 """
 
 from __future__ import annotations
@@ -51,15 +53,11 @@ class _CalibrationError(Metric):
     plot_lower_bound: float = 0.0
     plot_upper_bound: float = 1.0
 
-    def _init_bins(self, n_bins: int, norm: str, ignore_index: Optional[int], validate_args: bool) -> None:
-        check_calibration_args(n_bins, norm, ignore_index)
-        self.n_bins, self.norm, self.ignore_index, self.validate_args = (
-            n_bins,
-            norm,
-            ignore_index,
-            validate_args,
-        )
-        self.add_state("bins", torch.zeros(3, n_bins + 1, dtype=torch.float64), dist_reduce_fx="sum")
+    def _build(self) -> None:
+        if "num_classes" in self.__dict__:
+            check_num("num_classes", self.num_classes)
+        check_calibration_args(self.n_bins, self.norm, self.ignore_index)
+        self.add_state("bins", torch.zeros(3, self.n_bins + 1, dtype=torch.float64), dist_reduce_fx="sum")
 
     def compute(self) -> Tensor:
         return calibration_compute(self.bins, self.norm)
@@ -75,16 +73,9 @@ class BinaryCalibrationError(_CalibrationError):
     tensor(0.2900)
     """
 
-    def __init__(
-        self,
-        n_bins: int = 15,
-        norm: str = "l1",
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self._init_bins(n_bins, norm, ignore_index, validate_args)
+    def __init__(self, n_bins: int = 15, norm: str = "l1", ignore_index: Optional[int] = None,
+                 validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
     @property
     def statistic_spec(self) -> Hashable:
@@ -109,19 +100,9 @@ class MulticlassCalibrationError(_CalibrationError):
 
     plot_legend_name = "Class"
 
-    def __init__(
-        self,
-        num_classes: int,
-        n_bins: int = 15,
-        norm: str = "l1",
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        check_num("num_classes", num_classes)
-        self.num_classes = num_classes
-        self._init_bins(n_bins, norm, ignore_index, validate_args)
+    def __init__(self, num_classes: int, n_bins: int = 15, norm: str = "l1", ignore_index: Optional[int] = None,
+                 validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
     @property
     def statistic_spec(self) -> Hashable:
@@ -152,11 +133,13 @@ class _HingeLoss(Metric):
     plot_lower_bound: float = 0.0
     plot_upper_bound: float = 1.0
 
-    def _init_sums(
-        self, squared: bool, ignore_index: Optional[int], validate_args: bool, size: tuple
-    ) -> None:
-        check_hinge_args(squared, ignore_index)
-        self.squared, self.ignore_index, self.validate_args = squared, ignore_index, validate_args
+    def _build(self) -> None:
+        size: tuple = ()
+        if "num_classes" in self.__dict__:
+            check_num("num_classes", self.num_classes)
+            check_choice("multiclass_mode", self.multiclass_mode, MULTICLASS_MODES)
+            size = () if self.multiclass_mode == "crammer-singer" else (self.num_classes,)
+        check_hinge_args(self.squared, self.ignore_index)
         self.add_state("measures", default=torch.zeros(size), dist_reduce_fx="sum")
         self.add_state("total", default=torch.tensor(0), dist_reduce_fx="sum")
 
@@ -178,15 +161,9 @@ class BinaryHingeLoss(_HingeLoss):
     tensor(0.6900)
     """
 
-    def __init__(
-        self,
-        squared: bool = False,
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self._init_sums(squared, ignore_index, validate_args, ())
+    def __init__(self, squared: bool = False, ignore_index: Optional[int] = None, validate_args: bool = True,
+                 **kwargs: Any) -> None:
+        self._configure(locals())
 
     def update(self, preds: Tensor, target: Tensor) -> None:
         if self.validate_args:
@@ -207,25 +184,9 @@ class MulticlassHingeLoss(_HingeLoss):
 
     plot_legend_name = "Class"
 
-    def __init__(
-        self,
-        num_classes: int,
-        squared: bool = False,
-        multiclass_mode: str = "crammer-singer",
-        ignore_index: Optional[int] = None,
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        check_num("num_classes", num_classes)
-        check_choice("multiclass_mode", multiclass_mode, MULTICLASS_MODES)
-        self.num_classes, self.multiclass_mode = num_classes, multiclass_mode
-        self._init_sums(
-            squared,
-            ignore_index,
-            validate_args,
-            () if multiclass_mode == "crammer-singer" else (num_classes,),
-        )
+    def __init__(self, num_classes: int, squared: bool = False, multiclass_mode: str = "crammer-singer",
+                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
+        self._configure(locals())
 
     def update(self, preds: Tensor, target: Tensor) -> None:
         if self.validate_args:
@@ -251,10 +212,11 @@ class _RankingMetric(Metric):
     def __init__(
         self, num_labels: int, ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any
     ) -> None:
-        super().__init__(**kwargs)
-        check_num("num_labels", num_labels)
-        check_ignore_index(ignore_index)
-        self.num_labels, self.ignore_index, self.validate_args = num_labels, ignore_index, validate_args
+        self._configure(locals())
+
+    def _build(self) -> None:
+        check_num("num_labels", self.num_labels)
+        check_ignore_index(self.ignore_index)
         self.add_state("measure", torch.tensor(0.0), dist_reduce_fx="sum")
         self.add_state("total", torch.tensor(0), dist_reduce_fx="sum")
 

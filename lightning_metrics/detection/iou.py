@@ -131,14 +131,8 @@ class IntersectionOverUnion(BoxIoUMetric):
     {'iou': tensor(0.7756), 'iou/cl_4': tensor(0.), 'iou/cl_5': tensor(0.7756)}
     """
 
-    def __init__(
-        self,
-        box_format: str = "xyxy",
-        iou_threshold: Optional[float] = None,
-        class_metrics: bool = False,
-        respect_labels: bool = True,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, box_format: str = "xyxy", iou_threshold: Optional[float] = None,
+                 class_metrics: bool = False, respect_labels: bool = True, **kwargs: Any) -> None:
         self._configure(locals())
 
 
@@ -158,14 +152,8 @@ class GeneralizedIntersectionOverUnion(BoxIoUMetric):
 
     _measure = "giou"
 
-    def __init__(
-        self,
-        box_format: str = "xyxy",
-        iou_threshold: Optional[float] = None,
-        class_metrics: bool = False,
-        respect_labels: bool = True,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, box_format: str = "xyxy", iou_threshold: Optional[float] = None,
+                 class_metrics: bool = False, respect_labels: bool = True, **kwargs: Any) -> None:
         self._configure(locals())
 
 
@@ -185,14 +173,8 @@ class DistanceIntersectionOverUnion(BoxIoUMetric):
 
     _measure = "diou"
 
-    def __init__(
-        self,
-        box_format: str = "xyxy",
-        iou_threshold: Optional[float] = None,
-        class_metrics: bool = False,
-        respect_labels: bool = True,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, box_format: str = "xyxy", iou_threshold: Optional[float] = None,
+                 class_metrics: bool = False, respect_labels: bool = True, **kwargs: Any) -> None:
         self._configure(locals())
 
 
@@ -213,12 +195,6 @@ class CompleteIntersectionOverUnion(BoxIoUMetric):
     _measure = "ciou"
     _invalid_val = -2.0
 
-    def __init__(
-        self,
-        box_format: str = "xyxy",
-        iou_threshold: Optional[float] = None,
-        class_metrics: bool = False,
-        respect_labels: bool = True,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, box_format: str = "xyxy", iou_threshold: Optional[float] = None,
+                 class_metrics: bool = False, respect_labels: bool = True, **kwargs: Any) -> None:
         self._configure(locals())

@@ -85,14 +85,9 @@ class CramersV(NominalAssociation):
 
     _measure = "cramers_v"
 
-    def __init__(
-        self,
-        num_classes: int,
-        bias_correction: bool = True,
-        nan_strategy: Literal["replace", "drop"] = "replace",
-        nan_replace_value: float | None = 0.0,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, num_classes: int, bias_correction: bool = True,
+                 nan_strategy: Literal["replace", "drop"] = "replace", nan_replace_value: float | None = 0.0,
+                 **kwargs: Any) -> None:
         self._configure(locals())
 
 
@@ -109,14 +104,9 @@ class TschuprowsT(NominalAssociation):
 
     _measure = "tschuprows_t"
 
-    def __init__(
-        self,
-        num_classes: int,
-        bias_correction: bool = True,
-        nan_strategy: Literal["replace", "drop"] = "replace",
-        nan_replace_value: float | None = 0.0,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, num_classes: int, bias_correction: bool = True,
+                 nan_strategy: Literal["replace", "drop"] = "replace", nan_replace_value: float | None = 0.0,
+                 **kwargs: Any) -> None:
         self._configure(locals())
 
 
@@ -133,13 +123,8 @@ class PearsonsContingencyCoefficient(NominalAssociation):
 
     _measure = "pearsons_contingency_coefficient"
 
-    def __init__(
-        self,
-        num_classes: int,
-        nan_strategy: Literal["replace", "drop"] = "replace",
-        nan_replace_value: float | None = 0.0,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, num_classes: int, nan_strategy: Literal["replace", "drop"] = "replace",
+                 nan_replace_value: float | None = 0.0, **kwargs: Any) -> None:
         self._configure(locals())
 
 
@@ -156,13 +141,8 @@ class TheilsU(NominalAssociation):
 
     _measure = "theils_u"
 
-    def __init__(
-        self,
-        num_classes: int,
-        nan_strategy: Literal["replace", "drop"] = "replace",
-        nan_replace_value: float | None = 0.0,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, num_classes: int, nan_strategy: Literal["replace", "drop"] = "replace",
+                 nan_replace_value: float | None = 0.0, **kwargs: Any) -> None:
         self._configure(locals())
 
 

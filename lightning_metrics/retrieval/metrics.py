@@ -75,15 +75,9 @@ class RetrievalMAP(_TopKMetric):
 
     top_k_zero_means_all = True
 
-    def __init__(
-        self,
-        empty_target_action: str = "neg",
-        ignore_index: Optional[int] = None,
-        top_k: Optional[int] = None,
-        aggregation: Aggregation = "mean",
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, empty_target_action: str = "neg", ignore_index: Optional[int] = None,
+                 top_k: Optional[int] = None, aggregation: Aggregation = "mean", validate_args: bool = True,
+                 **kwargs: Any) -> None:
         self._configure(locals())
 
     def _per_query(self, ranked: RankedQueries) -> Tensor:
@@ -107,15 +101,9 @@ class RetrievalMRR(_TopKMetric):
 
     top_k_zero_means_all = True
 
-    def __init__(
-        self,
-        empty_target_action: str = "neg",
-        ignore_index: Optional[int] = None,
-        top_k: Optional[int] = None,
-        aggregation: Aggregation = "mean",
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, empty_target_action: str = "neg", ignore_index: Optional[int] = None,
+                 top_k: Optional[int] = None, aggregation: Aggregation = "mean", validate_args: bool = True,
+                 **kwargs: Any) -> None:
         self._configure(locals())
 
     def _per_query(self, ranked: RankedQueries) -> Tensor:
@@ -137,16 +125,9 @@ class RetrievalPrecision(_TopKMetric):
     tensor(0.5000)
     """
 
-    def __init__(
-        self,
-        empty_target_action: str = "neg",
-        ignore_index: Optional[int] = None,
-        top_k: Optional[int] = None,
-        adaptive_k: bool = False,
-        aggregation: Aggregation = "mean",
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, empty_target_action: str = "neg", ignore_index: Optional[int] = None,
+                 top_k: Optional[int] = None, adaptive_k: bool = False, aggregation: Aggregation = "mean",
+                 validate_args: bool = True, **kwargs: Any) -> None:
         self._configure(locals())
 
     def _check_arguments(self) -> None:
@@ -172,15 +153,9 @@ class RetrievalRecall(_TopKMetric):
     tensor(0.7500)
     """
 
-    def __init__(
-        self,
-        empty_target_action: str = "neg",
-        ignore_index: Optional[int] = None,
-        top_k: Optional[int] = None,
-        aggregation: Aggregation = "mean",
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, empty_target_action: str = "neg", ignore_index: Optional[int] = None,
+                 top_k: Optional[int] = None, aggregation: Aggregation = "mean", validate_args: bool = True,
+                 **kwargs: Any) -> None:
         self._configure(locals())
 
     def _per_query(self, ranked: RankedQueries) -> Tensor:
@@ -206,15 +181,9 @@ class RetrievalFallOut(_TopKMetric):
     higher_is_better = False
     needs = "negative"
 
-    def __init__(
-        self,
-        empty_target_action: str = "pos",
-        ignore_index: Optional[int] = None,
-        top_k: Optional[int] = None,
-        aggregation: Aggregation = "mean",
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, empty_target_action: str = "pos", ignore_index: Optional[int] = None,
+                 top_k: Optional[int] = None, aggregation: Aggregation = "mean", validate_args: bool = True,
+                 **kwargs: Any) -> None:
         self._configure(locals())
 
     def _per_query(self, ranked: RankedQueries) -> Tensor:
@@ -235,15 +204,9 @@ class RetrievalHitRate(_TopKMetric):
     tensor(0.5000)
     """
 
-    def __init__(
-        self,
-        empty_target_action: str = "neg",
-        ignore_index: Optional[int] = None,
-        top_k: Optional[int] = None,
-        aggregation: Aggregation = "mean",
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, empty_target_action: str = "neg", ignore_index: Optional[int] = None,
+                 top_k: Optional[int] = None, aggregation: Aggregation = "mean", validate_args: bool = True,
+                 **kwargs: Any) -> None:
         self._configure(locals())
 
     def _per_query(self, ranked: RankedQueries) -> Tensor:
@@ -268,15 +231,9 @@ class RetrievalNormalizedDCG(_TopKMetric):
 
     allow_non_binary_target = True
 
-    def __init__(
-        self,
-        empty_target_action: str = "neg",
-        ignore_index: Optional[int] = None,
-        top_k: Optional[int] = None,
-        aggregation: Aggregation = "mean",
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, empty_target_action: str = "neg", ignore_index: Optional[int] = None,
+                 top_k: Optional[int] = None, aggregation: Aggregation = "mean", validate_args: bool = True,
+                 **kwargs: Any) -> None:
         self._configure(locals())
 
     def _per_query(self, ranked: RankedQueries) -> Tensor:
@@ -303,14 +260,8 @@ class RetrievalRPrecision(RetrievalMetric):
     tensor(0.7500)
     """
 
-    def __init__(
-        self,
-        empty_target_action: str = "neg",
-        ignore_index: Optional[int] = None,
-        aggregation: Aggregation = "mean",
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, empty_target_action: str = "neg", ignore_index: Optional[int] = None,
+                 aggregation: Aggregation = "mean", validate_args: bool = True, **kwargs: Any) -> None:
         self._configure(locals())
 
     def _per_query(self, ranked: RankedQueries) -> Tensor:
@@ -332,16 +283,9 @@ class RetrievalAUROC(_TopKMetric):
     tensor(0.7500)
     """
 
-    def __init__(
-        self,
-        empty_target_action: str = "neg",
-        ignore_index: Optional[int] = None,
-        top_k: Optional[int] = None,
-        max_fpr: Optional[float] = None,
-        aggregation: Aggregation = "mean",
-        validate_args: bool = True,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, empty_target_action: str = "neg", ignore_index: Optional[int] = None,
+                 top_k: Optional[int] = None, max_fpr: Optional[float] = None,
+                 aggregation: Aggregation = "mean", validate_args: bool = True, **kwargs: Any) -> None:
         self._configure(locals())
 
     def _check_arguments(self) -> None:

@@ -14,10 +14,10 @@ from typing import Optional
 import torch
 from torch import Tensor
 
+from lightning_metrics.functional.classification._core import call_for_task
 from lightning_metrics.functional.classification._scores import (
     check_ignore_index,
     check_num,
-    check_task,
     format_binary,
     format_multiclass,
     validate_binary,
@@ -81,14 +81,8 @@ def multiclass_calibration_statistic(
     return calibration_update(confidences.float(), (predictions == target).float(), valid, n_bins)
 
 
-def binary_calibration_error(
-    preds: Tensor,
-    target: Tensor,
-    n_bins: int = 15,
-    norm: str = "l1",
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Tensor:
+def binary_calibration_error(preds: Tensor, target: Tensor, n_bins: int = 15, norm: str = "l1",
+                             ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
     """Top-label calibration error of binary probabilities (logits pass through a sigmoid).
 
     >>> import torch
@@ -105,15 +99,9 @@ def binary_calibration_error(
     return calibration_compute(bins, norm, preds.dtype)
 
 
-def multiclass_calibration_error(
-    preds: Tensor,
-    target: Tensor,
-    num_classes: int,
-    n_bins: int = 15,
-    norm: str = "l1",
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Tensor:
+def multiclass_calibration_error(preds: Tensor, target: Tensor, num_classes: int, n_bins: int = 15,
+                                 norm: str = "l1", ignore_index: Optional[int] = None,
+                                 validate_args: bool = True) -> Tensor:
     """Calibration error of the top-class confidence (logits pass through a softmax).
 
     >>> import torch
@@ -129,25 +117,13 @@ def multiclass_calibration_error(
     return calibration_compute(bins, norm)
 
 
-def calibration_error(
-    preds: Tensor,
-    target: Tensor,
-    task: str,
-    n_bins: int = 15,
-    norm: str = "l1",
-    num_classes: Optional[int] = None,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Tensor:
+def calibration_error(preds: Tensor, target: Tensor, task: str, n_bins: int = 15, norm: str = "l1",
+                      num_classes: Optional[int] = None, ignore_index: Optional[int] = None,
+                      validate_args: bool = True) -> Tensor:
     """Task wrapper for ``binary_calibration_error`` and ``multiclass_calibration_error``.
 
     >>> import torch
     >>> calibration_error(torch.tensor([0.25, 0.75]), torch.tensor([0, 1]), task="binary")
     tensor(0.2500)
     """
-    task = check_task(task, ("binary", "multiclass"))
-    if task == "binary":
-        return binary_calibration_error(preds, target, n_bins, norm, ignore_index, validate_args)
-    if isinstance(num_classes, bool) or not isinstance(num_classes, int):
-        raise ValueError(f"Argument `num_classes` must be an int for this task, got {num_classes!r}")
-    return multiclass_calibration_error(preds, target, num_classes, n_bins, norm, ignore_index, validate_args)
+    return call_for_task(locals(), {"binary": binary_calibration_error, "multiclass": multiclass_calibration_error})

@@ -203,6 +203,28 @@ def ratio_statistic(task: str, measure: str, arguments: Mapping[str, Any]) -> tu
     return multilabel_spec(get("num_labels"), get("threshold", 0.5), *common, reduction=red), red
 
 
+def matrix_statistic(task: str, measure: str, arguments: Mapping[str, Any]) -> tuple[CountSpec, Reduction]:
+    """The checked statistic and reduction of a measure read off a whole confusion matrix
+    (``jaccard_index``, ``matthews_corrcoef``, ``cohen_kappa``, ``confusion_matrix``) or of exact
+    match, from its torchmetrics arguments; like :func:`ratio_statistic`, for functions and classes.
+
+    >>> spec, red = matrix_statistic("multiclass", "cohen_kappa", {"num_classes": 3, "weights": "linear"})
+    >>> spec.kind, red.weights
+    ('confmat', 'linear')
+    """
+    get = arguments.get
+    need = "exact" if measure == "exact_match" else "confmat"
+    samples = task == "multilabel" and measure == "jaccard_index"
+    red = reduction(measure, get("average", "micro"), get("zero_division", 0.0), normalize=get("normalize"),
+                    weights=get("weights"), samples=samples)
+    common = (get("multidim_average", "global"), get("ignore_index"), get("validate_args", True), need)
+    if task == "binary":
+        return binary_spec(get("threshold", 0.5), *common), red
+    if task == "multiclass":
+        return multiclass_spec(get("num_classes"), 1, *common), red
+    return multilabel_spec(get("num_labels"), get("threshold", 0.5), *common, reduction=red), red
+
+
 _SIZES = {"multiclass": "num_classes", "multilabel": "num_labels"}
 
 

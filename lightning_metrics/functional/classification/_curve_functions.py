@@ -1,7 +1,9 @@
 """Functional ROC, precision-recall curve, AUROC and average precision (torchmetrics names and arguments).
 
 Every function is validate -> one statistic (:func:`._curve_core.curve_update`) -> one compute,
-the same path the modular metrics take batch by batch.
+the same path the modular metrics take batch by batch. A function is torchmetrics' signature, its
+docstring and one line, :func:`curve_function` with its task and measure; a task wrapper is one
+:func:`~._core.call_for_task`.
 
 ``thresholds``: ``None`` computes exact curves from all scores; an int ``n`` (``linspace(0, 1, n)``),
 a list or a 1d tensor of sorted values in [0, 1] bins the scores (constant memory).
@@ -9,10 +11,11 @@ a list or a 1d tensor of sorted values in [0, 1] bins the scores (constant memor
 
 from __future__ import annotations
 
-from typing import Any, Optional, Union
+from typing import Any, Mapping, Optional, Union
 
 from torch import Tensor
 
+from lightning_metrics.functional.classification._core import call_for_task
 from lightning_metrics.functional.classification._curve_core import (
     Curves,
     CurveSpec,
@@ -25,17 +28,38 @@ from lightning_metrics.functional.classification._curve_core import (
     roc_curves,
     validate_curve_input,
 )
+from lightning_metrics.functional.classification._fixed_point import (
+    binary_logauc_from_roc,
+    eer_from_roc,
+    logauc_from_roc,
+)
 from lightning_metrics.functional.classification._scores import (
     check_average,
+    check_fpr_range,
     check_ignore_index,
     check_max_fpr,
     check_num,
-    check_task,
     check_thresholds,
     threshold_tensor,
 )
 
 Thresholds = Optional[Union[int, list[float], Tensor]]
+
+_AVERAGED_CURVE = ("micro", "macro", None)
+_AREA = ("macro", "weighted", "none", None)
+# The ``average`` values a measure takes per task (torchmetrics' choices), shared with the modular classes.
+CURVE_AVERAGES: dict[tuple[str, str], tuple[Optional[str], ...]] = {
+    ("multiclass", "pr"): _AVERAGED_CURVE,
+    ("multiclass", "roc"): _AVERAGED_CURVE,
+    ("multiclass", "eer"): _AVERAGED_CURVE,
+    ("multiclass", "auroc"): _AREA,
+    ("multiclass", "average_precision"): _AREA,
+    ("multilabel", "auroc"): ("micro", *_AREA),
+    ("multilabel", "average_precision"): ("micro", *_AREA),
+    ("multiclass", "logauc"): ("macro", "none", None),
+    ("multilabel", "logauc"): ("macro", "none", None),
+}
+_SIZES = {"multiclass": "num_classes", "multilabel": "num_labels"}
 
 
 def curve_statistic(
@@ -60,21 +84,52 @@ def curve_statistic(
     return spec, curve_update(spec, preds, target)
 
 
-def require_int(name: str, value: Any) -> int:
-    """Task wrappers need ``num_classes`` / ``num_labels`` for the multi-column tasks."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"Argument `{name}` must be an int for this task, got {value!r}")
-    return value
+def curve_measure(measure: str, spec: CurveSpec, state: CurveState, arguments: Mapping[str, Any]) -> Any:
+    """What ``measure`` reads from a curve statistic (``average``, ``max_fpr``, ``fpr_range`` from ``arguments``)."""
+    average = arguments.get("average")
+    if measure in ("pr", "roc", "eer"):
+        if spec.task == "multiclass":
+            curves = multiclass_curve("pr" if measure == "pr" else "roc", spec, state, average)
+        else:
+            curves = (pr_curves if measure == "pr" else roc_curves)(spec, state)
+        return eer_from_roc(*curves[:2]) if measure == "eer" else curves
+    if measure == "auroc":
+        return auroc_compute(spec, state, average, arguments.get("max_fpr"))
+    if measure == "average_precision":
+        return average_precision_compute(spec, state, average)
+    fpr, tpr, _ = roc_curves(spec, state)  # logauc
+    if spec.task == "binary":
+        return binary_logauc_from_roc(fpr, tpr, arguments["fpr_range"])  # type: ignore[arg-type]
+    return logauc_from_roc(fpr, tpr, arguments["fpr_range"], average)
+
+
+def curve_function(task: str, measure: str, arguments: Mapping[str, Any]) -> Any:
+    """The body of every curve function: ``arguments`` is its ``locals()``.
+
+    >>> import torch
+    >>> curve_function("binary", "auroc", {"preds": torch.tensor([0.2, 0.7]), "target": torch.tensor([0, 1])})
+    tensor(1.)
+    """
+    get = arguments.get
+    validate_args = get("validate_args", True)
+    if measure == "logauc" and (validate_args or task == "binary"):  # torchmetrics checks the binary range always
+        check_fpr_range(arguments["fpr_range"])
+    if validate_args:
+        if (task, measure) in CURVE_AVERAGES:
+            check_average(get("average"), CURVE_AVERAGES[task, measure])
+        if "max_fpr" in arguments:
+            check_max_fpr(arguments["max_fpr"])
+    num = arguments[_SIZES[task]] if task in _SIZES else 1
+    spec, state = curve_statistic(
+        task, num, arguments["preds"], arguments["target"], get("thresholds"), get("ignore_index"), validate_args
+    )
+    return curve_measure(measure, spec, state, arguments)
 
 
 # ------------------------------------------------------------------------ precision-recall curve
-def binary_precision_recall_curve(
-    preds: Tensor,
-    target: Tensor,
-    thresholds: Thresholds = None,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> tuple[Tensor, Tensor, Tensor]:
+def binary_precision_recall_curve(preds: Tensor, target: Tensor, thresholds: Thresholds = None,
+                                  ignore_index: Optional[int] = None,
+                                  validate_args: bool = True) -> tuple[Tensor, Tensor, Tensor]:
     """Precision, recall and increasing thresholds for binary scores (probabilities or logits).
 
     >>> import torch
@@ -83,19 +138,12 @@ def binary_precision_recall_curve(
     (tensor([0.5000, 0.6667, 0.5000, 1.0000, 1.0000]), tensor([1.0000, 1.0000, 0.5000, 0.5000, 0.0000]),
      tensor([0.1000, 0.3500, 0.4000, 0.8000]))
     """
-    spec, state = curve_statistic("binary", 1, preds, target, thresholds, ignore_index, validate_args)
-    return pr_curves(spec, state)  # type: ignore[return-value]
+    return curve_function("binary", "pr", locals())
 
 
-def multiclass_precision_recall_curve(
-    preds: Tensor,
-    target: Tensor,
-    num_classes: int,
-    thresholds: Thresholds = None,
-    average: Optional[str] = None,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Curves:
+def multiclass_precision_recall_curve(preds: Tensor, target: Tensor, num_classes: int, thresholds: Thresholds = None,
+                                      average: Optional[str] = None, ignore_index: Optional[int] = None,
+                                      validate_args: bool = True) -> Curves:
     """One-vs-rest precision-recall curves per class, or one ``micro`` / ``macro`` averaged curve.
 
     >>> import torch
@@ -106,22 +154,11 @@ def multiclass_precision_recall_curve(
             [0.2500, 1.0000,    nan, 1.0000],
             [0.2500, 1.0000,    nan, 1.0000]])
     """
-    if validate_args:
-        check_average(average, ("micro", "macro", None))
-    spec, state = curve_statistic(
-        "multiclass", num_classes, preds, target, thresholds, ignore_index, validate_args
-    )
-    return multiclass_curve("pr", spec, state, average)
+    return curve_function("multiclass", "pr", locals())
 
 
-def multilabel_precision_recall_curve(
-    preds: Tensor,
-    target: Tensor,
-    num_labels: int,
-    thresholds: Thresholds = None,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Curves:
+def multilabel_precision_recall_curve(preds: Tensor, target: Tensor, num_labels: int, thresholds: Thresholds = None,
+                                      ignore_index: Optional[int] = None, validate_args: bool = True) -> Curves:
     """Precision-recall curve of every label.
 
     >>> import torch
@@ -131,23 +168,13 @@ def multilabel_precision_recall_curve(
     >>> recall
     [tensor([1.0000, 1.0000, 0.5000, 0.0000]), tensor([1.0000, 1.0000, 0.5000, 0.0000])]
     """
-    spec, state = curve_statistic(
-        "multilabel", num_labels, preds, target, thresholds, ignore_index, validate_args
-    )
-    return pr_curves(spec, state)
+    return curve_function("multilabel", "pr", locals())
 
 
-def precision_recall_curve(
-    preds: Tensor,
-    target: Tensor,
-    task: str,
-    thresholds: Thresholds = None,
-    num_classes: Optional[int] = None,
-    num_labels: Optional[int] = None,
-    average: Optional[str] = None,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Curves:
+def precision_recall_curve(preds: Tensor, target: Tensor, task: str, thresholds: Thresholds = None,
+                           num_classes: Optional[int] = None, num_labels: Optional[int] = None,
+                           average: Optional[str] = None, ignore_index: Optional[int] = None,
+                           validate_args: bool = True) -> Curves:
     """Task wrapper for the ``binary_``/``multiclass_``/``multilabel_precision_recall_curve`` functions.
 
     >>> import torch
@@ -155,28 +182,14 @@ def precision_recall_curve(
     >>> recall
     tensor([1., 1., 0.])
     """
-    task = check_task(task)
-    if task == "binary":
-        return binary_precision_recall_curve(preds, target, thresholds, ignore_index, validate_args)
-    if task == "multiclass":
-        num_classes = require_int("num_classes", num_classes)
-        return multiclass_precision_recall_curve(
-            preds, target, num_classes, thresholds, average, ignore_index, validate_args
-        )
-    num_labels = require_int("num_labels", num_labels)
-    return multilabel_precision_recall_curve(
-        preds, target, num_labels, thresholds, ignore_index, validate_args
-    )
+    return call_for_task(locals(), {"binary": binary_precision_recall_curve,
+                                    "multiclass": multiclass_precision_recall_curve,
+                                    "multilabel": multilabel_precision_recall_curve})
 
 
 # ---------------------------------------------------------------------------------------- ROC
-def binary_roc(
-    preds: Tensor,
-    target: Tensor,
-    thresholds: Thresholds = None,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> tuple[Tensor, Tensor, Tensor]:
+def binary_roc(preds: Tensor, target: Tensor, thresholds: Thresholds = None, ignore_index: Optional[int] = None,
+               validate_args: bool = True) -> tuple[Tensor, Tensor, Tensor]:
     """False positive rate, true positive rate and decreasing thresholds for binary scores.
 
     >>> import torch
@@ -184,19 +197,12 @@ def binary_roc(
     (tensor([0.0000, 0.0000, 0.5000, 0.5000, 1.0000]), tensor([0.0000, 0.5000, 0.5000, 1.0000, 1.0000]),
      tensor([1.0000, 0.8000, 0.4000, 0.3500, 0.1000]))
     """
-    spec, state = curve_statistic("binary", 1, preds, target, thresholds, ignore_index, validate_args)
-    return roc_curves(spec, state)  # type: ignore[return-value]
+    return curve_function("binary", "roc", locals())
 
 
-def multiclass_roc(
-    preds: Tensor,
-    target: Tensor,
-    num_classes: int,
-    thresholds: Thresholds = None,
-    average: Optional[str] = None,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Curves:
+def multiclass_roc(preds: Tensor, target: Tensor, num_classes: int, thresholds: Thresholds = None,
+                   average: Optional[str] = None, ignore_index: Optional[int] = None,
+                   validate_args: bool = True) -> Curves:
     """One-vs-rest ROC curves per class, or one ``micro`` / ``macro`` averaged curve.
 
     >>> import torch
@@ -205,22 +211,11 @@ def multiclass_roc(
     >>> tpr
     tensor([0.0000, 0.2500, 0.5000, 0.7500, 0.7500, 1.0000, 1.0000, 1.0000])
     """
-    if validate_args:
-        check_average(average, ("micro", "macro", None))
-    spec, state = curve_statistic(
-        "multiclass", num_classes, preds, target, thresholds, ignore_index, validate_args
-    )
-    return multiclass_curve("roc", spec, state, average)
+    return curve_function("multiclass", "roc", locals())
 
 
-def multilabel_roc(
-    preds: Tensor,
-    target: Tensor,
-    num_labels: int,
-    thresholds: Thresholds = None,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Curves:
+def multilabel_roc(preds: Tensor, target: Tensor, num_labels: int, thresholds: Thresholds = None,
+                   ignore_index: Optional[int] = None, validate_args: bool = True) -> Curves:
     """ROC curve of every label.
 
     >>> import torch
@@ -230,23 +225,12 @@ def multilabel_roc(
     tensor([[0., 0., 1.],
             [0., 0., 1.]])
     """
-    spec, state = curve_statistic(
-        "multilabel", num_labels, preds, target, thresholds, ignore_index, validate_args
-    )
-    return roc_curves(spec, state)
+    return curve_function("multilabel", "roc", locals())
 
 
-def roc(
-    preds: Tensor,
-    target: Tensor,
-    task: str,
-    thresholds: Thresholds = None,
-    num_classes: Optional[int] = None,
-    num_labels: Optional[int] = None,
-    average: Optional[str] = None,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Curves:
+def roc(preds: Tensor, target: Tensor, task: str, thresholds: Thresholds = None, num_classes: Optional[int] = None,
+        num_labels: Optional[int] = None, average: Optional[str] = None, ignore_index: Optional[int] = None,
+        validate_args: bool = True) -> Curves:
     """Task wrapper for the ``binary_``/``multiclass_``/``multilabel_roc`` functions.
 
     >>> import torch
@@ -254,25 +238,12 @@ def roc(
     >>> tpr
     tensor([0., 1., 1.])
     """
-    task = check_task(task)
-    if task == "binary":
-        return binary_roc(preds, target, thresholds, ignore_index, validate_args)
-    if task == "multiclass":
-        num_classes = require_int("num_classes", num_classes)
-        return multiclass_roc(preds, target, num_classes, thresholds, average, ignore_index, validate_args)
-    num_labels = require_int("num_labels", num_labels)
-    return multilabel_roc(preds, target, num_labels, thresholds, ignore_index, validate_args)
+    return call_for_task(locals(), {"binary": binary_roc, "multiclass": multiclass_roc, "multilabel": multilabel_roc})
 
 
 # -------------------------------------------------------------------------------------- AUROC
-def binary_auroc(
-    preds: Tensor,
-    target: Tensor,
-    max_fpr: Optional[float] = None,
-    thresholds: Thresholds = None,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Tensor:
+def binary_auroc(preds: Tensor, target: Tensor, max_fpr: Optional[float] = None, thresholds: Thresholds = None,
+                 ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
     """Area under the ROC curve; with ``max_fpr`` the McClish-standardized partial area.
 
     >>> import torch
@@ -282,21 +253,12 @@ def binary_auroc(
     >>> binary_auroc(preds, target, max_fpr=0.5)
     tensor(0.6667)
     """
-    if validate_args:
-        check_max_fpr(max_fpr)
-    spec, state = curve_statistic("binary", 1, preds, target, thresholds, ignore_index, validate_args)
-    return auroc_compute(spec, state, None, max_fpr)
+    return curve_function("binary", "auroc", locals())
 
 
-def multiclass_auroc(
-    preds: Tensor,
-    target: Tensor,
-    num_classes: int,
-    average: Optional[str] = "macro",
-    thresholds: Thresholds = None,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Tensor:
+def multiclass_auroc(preds: Tensor, target: Tensor, num_classes: int, average: Optional[str] = "macro",
+                     thresholds: Thresholds = None, ignore_index: Optional[int] = None,
+                     validate_args: bool = True) -> Tensor:
     """One-vs-rest AUROC averaged over classes (``macro``, ``weighted`` by support, ``none``).
 
     >>> import torch
@@ -304,23 +266,12 @@ def multiclass_auroc(
     >>> multiclass_auroc(preds, torch.tensor([0, 1, 2, 0]), num_classes=3, average=None)
     tensor([0.7500, 1.0000, 1.0000])
     """
-    if validate_args:
-        check_average(average, ("macro", "weighted", "none", None))
-    spec, state = curve_statistic(
-        "multiclass", num_classes, preds, target, thresholds, ignore_index, validate_args
-    )
-    return auroc_compute(spec, state, average, None)
+    return curve_function("multiclass", "auroc", locals())
 
 
-def multilabel_auroc(
-    preds: Tensor,
-    target: Tensor,
-    num_labels: int,
-    average: Optional[str] = "macro",
-    thresholds: Thresholds = None,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Tensor:
+def multilabel_auroc(preds: Tensor, target: Tensor, num_labels: int, average: Optional[str] = "macro",
+                     thresholds: Thresholds = None, ignore_index: Optional[int] = None,
+                     validate_args: bool = True) -> Tensor:
     """AUROC of every label, averaged (``micro``, ``macro``, ``weighted``, ``none``).
 
     >>> import torch
@@ -328,69 +279,37 @@ def multilabel_auroc(
     >>> multilabel_auroc(preds, torch.tensor([[1, 0], [0, 1], [0, 0]]), num_labels=2, average="micro")
     tensor(0.8125)
     """
-    if validate_args:
-        check_average(average, ("micro", "macro", "weighted", "none", None))
-    spec, state = curve_statistic(
-        "multilabel", num_labels, preds, target, thresholds, ignore_index, validate_args
-    )
-    return auroc_compute(spec, state, average, None)
+    return curve_function("multilabel", "auroc", locals())
 
 
-def auroc(
-    preds: Tensor,
-    target: Tensor,
-    task: str,
-    thresholds: Thresholds = None,
-    num_classes: Optional[int] = None,
-    num_labels: Optional[int] = None,
-    average: Optional[str] = "macro",
-    max_fpr: Optional[float] = None,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Tensor:
+def auroc(preds: Tensor, target: Tensor, task: str, thresholds: Thresholds = None, num_classes: Optional[int] = None,
+          num_labels: Optional[int] = None, average: Optional[str] = "macro", max_fpr: Optional[float] = None,
+          ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
     """Task wrapper for the ``binary_``/``multiclass_``/``multilabel_auroc`` functions.
 
     >>> import torch
     >>> auroc(torch.tensor([0.1, 0.4, 0.35, 0.8]), torch.tensor([0, 0, 1, 1]), task="binary")
     tensor(0.7500)
     """
-    task = check_task(task)
-    if task == "binary":
-        return binary_auroc(preds, target, max_fpr, thresholds, ignore_index, validate_args)
-    if task == "multiclass":
-        num_classes = require_int("num_classes", num_classes)
-        return multiclass_auroc(preds, target, num_classes, average, thresholds, ignore_index, validate_args)
-    num_labels = require_int("num_labels", num_labels)
-    return multilabel_auroc(preds, target, num_labels, average, thresholds, ignore_index, validate_args)
+    return call_for_task(locals(), {"binary": binary_auroc, "multiclass": multiclass_auroc,
+                                    "multilabel": multilabel_auroc})
 
 
 # -------------------------------------------------------------------------- average precision
-def binary_average_precision(
-    preds: Tensor,
-    target: Tensor,
-    thresholds: Thresholds = None,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Tensor:
+def binary_average_precision(preds: Tensor, target: Tensor, thresholds: Thresholds = None,
+                             ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
     """Average precision: the step-wise area under the precision-recall curve.
 
     >>> import torch
     >>> binary_average_precision(torch.tensor([0.1, 0.4, 0.35, 0.8]), torch.tensor([0, 0, 1, 1]))
     tensor(0.8333)
     """
-    spec, state = curve_statistic("binary", 1, preds, target, thresholds, ignore_index, validate_args)
-    return average_precision_compute(spec, state, None)
+    return curve_function("binary", "average_precision", locals())
 
 
-def multiclass_average_precision(
-    preds: Tensor,
-    target: Tensor,
-    num_classes: int,
-    average: Optional[str] = "macro",
-    thresholds: Thresholds = None,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Tensor:
+def multiclass_average_precision(preds: Tensor, target: Tensor, num_classes: int, average: Optional[str] = "macro",
+                                 thresholds: Thresholds = None, ignore_index: Optional[int] = None,
+                                 validate_args: bool = True) -> Tensor:
     """One-vs-rest average precision averaged over classes (``macro``, ``weighted``, ``none``).
 
     >>> import torch
@@ -398,23 +317,12 @@ def multiclass_average_precision(
     >>> multiclass_average_precision(preds, torch.tensor([0, 1, 2, 0]), num_classes=3)
     tensor(0.9444)
     """
-    if validate_args:
-        check_average(average, ("macro", "weighted", "none", None))
-    spec, state = curve_statistic(
-        "multiclass", num_classes, preds, target, thresholds, ignore_index, validate_args
-    )
-    return average_precision_compute(spec, state, average)
+    return curve_function("multiclass", "average_precision", locals())
 
 
-def multilabel_average_precision(
-    preds: Tensor,
-    target: Tensor,
-    num_labels: int,
-    average: Optional[str] = "macro",
-    thresholds: Thresholds = None,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Tensor:
+def multilabel_average_precision(preds: Tensor, target: Tensor, num_labels: int, average: Optional[str] = "macro",
+                                 thresholds: Thresholds = None, ignore_index: Optional[int] = None,
+                                 validate_args: bool = True) -> Tensor:
     """Average precision of every label, averaged (``micro``, ``macro``, ``weighted``, ``none``).
 
     >>> import torch
@@ -423,40 +331,19 @@ def multilabel_average_precision(
     >>> multilabel_average_precision(preds, target, num_labels=2, average=None)
     tensor([1.0000, 0.5000])
     """
-    if validate_args:
-        check_average(average, ("micro", "macro", "weighted", "none", None))
-    spec, state = curve_statistic(
-        "multilabel", num_labels, preds, target, thresholds, ignore_index, validate_args
-    )
-    return average_precision_compute(spec, state, average)
+    return curve_function("multilabel", "average_precision", locals())
 
 
-def average_precision(
-    preds: Tensor,
-    target: Tensor,
-    task: str,
-    thresholds: Thresholds = None,
-    num_classes: Optional[int] = None,
-    num_labels: Optional[int] = None,
-    average: Optional[str] = "macro",
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Tensor:
+def average_precision(preds: Tensor, target: Tensor, task: str, thresholds: Thresholds = None,
+                      num_classes: Optional[int] = None, num_labels: Optional[int] = None,
+                      average: Optional[str] = "macro", ignore_index: Optional[int] = None,
+                      validate_args: bool = True) -> Tensor:
     """Task wrapper for the ``binary_``/``multiclass_``/``multilabel_average_precision`` functions.
 
     >>> import torch
     >>> average_precision(torch.tensor([0.1, 0.4, 0.35, 0.8]), torch.tensor([0, 0, 1, 1]), task="binary")
     tensor(0.8333)
     """
-    task = check_task(task)
-    if task == "binary":
-        return binary_average_precision(preds, target, thresholds, ignore_index, validate_args)
-    if task == "multiclass":
-        num_classes = require_int("num_classes", num_classes)
-        return multiclass_average_precision(
-            preds, target, num_classes, average, thresholds, ignore_index, validate_args
-        )
-    num_labels = require_int("num_labels", num_labels)
-    return multilabel_average_precision(
-        preds, target, num_labels, average, thresholds, ignore_index, validate_args
-    )
+    return call_for_task(locals(), {"binary": binary_average_precision,
+                                    "multiclass": multiclass_average_precision,
+                                    "multilabel": multilabel_average_precision})

@@ -138,15 +138,9 @@ def _counts(preds: Tensor, target: Tensor, groups: Tensor, num_groups: Optional[
     return group_counts(preds, target, groups, num_groups, threshold, ignore_index)
 
 
-def binary_groups_stat_rates(
-    preds: Tensor,
-    target: Tensor,
-    groups: Tensor,
-    num_groups: int,
-    threshold: float = 0.5,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> dict[str, Tensor]:
+def binary_groups_stat_rates(preds: Tensor, target: Tensor, groups: Tensor, num_groups: int,
+                             threshold: float = 0.5, ignore_index: Optional[int] = None,
+                             validate_args: bool = True) -> dict[str, Tensor]:
     """The ``[tp, fp, tn, fn]`` rates of each group, ``{"group_<id>": ...}``.
 
     >>> from torch import tensor
@@ -158,13 +152,8 @@ def binary_groups_stat_rates(
     return group_stat_rates(_counts(preds, target, groups, num_groups, threshold, ignore_index, validate_args))
 
 
-def demographic_parity(
-    preds: Tensor,
-    groups: Tensor,
-    threshold: float = 0.5,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> dict[str, Tensor]:
+def demographic_parity(preds: Tensor, groups: Tensor, threshold: float = 0.5,
+                       ignore_index: Optional[int] = None, validate_args: bool = True) -> dict[str, Tensor]:
     """Lowest over highest positive-prediction rate among the groups, ``{"DP_<low>_<high>": ...}``.
 
     >>> from torch import tensor
@@ -176,14 +165,8 @@ def demographic_parity(
     return demographic_parity_from_counts(counts)
 
 
-def equal_opportunity(
-    preds: Tensor,
-    target: Tensor,
-    groups: Tensor,
-    threshold: float = 0.5,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> dict[str, Tensor]:
+def equal_opportunity(preds: Tensor, target: Tensor, groups: Tensor, threshold: float = 0.5,
+                      ignore_index: Optional[int] = None, validate_args: bool = True) -> dict[str, Tensor]:
     """Lowest over highest true positive rate among the groups, ``{"EO_<low>_<high>": ...}``.
 
     >>> from torch import tensor
@@ -194,15 +177,8 @@ def equal_opportunity(
     return equal_opportunity_from_counts(counts)
 
 
-def binary_fairness(
-    preds: Tensor,
-    target: Tensor,
-    groups: Tensor,
-    task: str = "all",
-    threshold: float = 0.5,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> dict[str, Tensor]:
+def binary_fairness(preds: Tensor, target: Tensor, groups: Tensor, task: str = "all", threshold: float = 0.5,
+                    ignore_index: Optional[int] = None, validate_args: bool = True) -> dict[str, Tensor]:
     """Demographic parity and/or equal opportunity (``task``), as :func:`demographic_parity` and
     :func:`equal_opportunity`; ``target`` may be ``None`` for demographic parity.
 

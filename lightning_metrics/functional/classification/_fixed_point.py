@@ -122,6 +122,16 @@ def operating_point_compute(
     return torch.stack([r[0] for r in results]), torch.stack([r[1] for r in results])
 
 
+# The four operating points, by the name of their minimum (torchmetrics' argument): the curve
+# they read and the selector that picks the point.
+OPERATING_POINTS: dict[str, tuple[str, Selector]] = {
+    "min_recall": ("pr", precision_at_recall),
+    "min_precision": ("pr", recall_at_precision),
+    "min_specificity": ("roc", sensitivity_at_specificity),
+    "min_sensitivity": ("roc", specificity_at_sensitivity),
+}
+
+
 # ------------------------------------------------------------------------------ EER, LogAUC
 def _binary_eer(fpr: Tensor, tpr: Tensor) -> Tensor:
     closest = torch.argmin(torch.abs(fpr - (1 - tpr)))

@@ -11,10 +11,10 @@ from typing import Optional
 import torch
 from torch import Tensor
 
+from lightning_metrics.functional.classification._core import call_for_task
 from lightning_metrics.functional.classification._scores import (
     check_ignore_index,
     check_num,
-    check_task,
     format_binary,
     format_multiclass,
     validate_binary,
@@ -68,13 +68,8 @@ def multiclass_hinge_statistic(
     return loss.sum(dim=0), _count(valid, target.shape[0], target.device)
 
 
-def binary_hinge_loss(
-    preds: Tensor,
-    target: Tensor,
-    squared: bool = False,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = False,
-) -> Tensor:
+def binary_hinge_loss(preds: Tensor, target: Tensor, squared: bool = False,
+                      ignore_index: Optional[int] = None, validate_args: bool = False) -> Tensor:
     """Mean hinge loss ``max(0, 1 - margin)`` with margin ``p`` for positives and ``-p`` for negatives.
 
     >>> import torch
@@ -88,15 +83,9 @@ def binary_hinge_loss(
     return total / count
 
 
-def multiclass_hinge_loss(
-    preds: Tensor,
-    target: Tensor,
-    num_classes: int,
-    squared: bool = False,
-    multiclass_mode: str = "crammer-singer",
-    ignore_index: Optional[int] = None,
-    validate_args: bool = False,
-) -> Tensor:
+def multiclass_hinge_loss(preds: Tensor, target: Tensor, num_classes: int, squared: bool = False,
+                          multiclass_mode: str = "crammer-singer", ignore_index: Optional[int] = None,
+                          validate_args: bool = False) -> Tensor:
     """Mean multiclass hinge loss: Crammer-Singer (true score minus best other) or one-vs-all per class.
 
     >>> import torch
@@ -117,27 +106,13 @@ def multiclass_hinge_loss(
     return total / count
 
 
-def hinge_loss(
-    preds: Tensor,
-    target: Tensor,
-    task: str,
-    num_classes: Optional[int] = None,
-    squared: bool = False,
-    multiclass_mode: str = "crammer-singer",
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Tensor:
+def hinge_loss(preds: Tensor, target: Tensor, task: str, num_classes: Optional[int] = None,
+               squared: bool = False, multiclass_mode: str = "crammer-singer",
+               ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
     """Task wrapper for ``binary_hinge_loss`` and ``multiclass_hinge_loss``.
 
     >>> import torch
     >>> hinge_loss(torch.tensor([0.25, 0.75]), torch.tensor([0, 1]), task="binary")
     tensor(0.7500)
     """
-    task = check_task(task, ("binary", "multiclass"))
-    if task == "binary":
-        return binary_hinge_loss(preds, target, squared, ignore_index, validate_args)
-    if isinstance(num_classes, bool) or not isinstance(num_classes, int):
-        raise ValueError(f"Argument `num_classes` must be an int for this task, got {num_classes!r}")
-    return multiclass_hinge_loss(
-        preds, target, num_classes, squared, multiclass_mode, ignore_index, validate_args
-    )
+    return call_for_task(locals(), {"binary": binary_hinge_loss, "multiclass": multiclass_hinge_loss})

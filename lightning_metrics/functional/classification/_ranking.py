@@ -9,7 +9,7 @@ torchmetrics are replaced by pairwise comparisons (chunked to bound memory).
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Callable, Mapping, Optional
 
 import torch
 from torch import Tensor
@@ -86,19 +86,20 @@ def ranking_loss_statistic(preds: Tensor, target: Tensor) -> tuple[Tensor, Tenso
     return loss_sum, count
 
 
-def _check(preds: Tensor, target: Tensor, num_labels: int, ignore_index: Optional[int]) -> None:
-    check_num("num_labels", num_labels)
-    check_ignore_index(ignore_index)
-    validate_multilabel(preds, target, num_labels, ignore_index)
+def _ranking_measure(statistic: Callable[..., tuple[Tensor, Tensor]], arguments: Mapping[str, Any]) -> Tensor:
+    """The body of the ranking functions (``arguments`` is their ``locals()``): check, one statistic, its mean."""
+    preds, target = arguments["preds"], arguments["target"]
+    num_labels, ignore_index = arguments["num_labels"], arguments["ignore_index"]
+    if arguments["validate_args"]:
+        check_num("num_labels", num_labels)
+        check_ignore_index(ignore_index)
+        validate_multilabel(preds, target, num_labels, ignore_index)
+    total, count = statistic(*ranking_input(preds, target, num_labels, ignore_index))
+    return total / count
 
 
-def multilabel_coverage_error(
-    preds: Tensor,
-    target: Tensor,
-    num_labels: int,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Tensor:
+def multilabel_coverage_error(preds: Tensor, target: Tensor, num_labels: int,
+                              ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
     """Average number of top-ranked labels needed to cover every relevant label.
 
     >>> import torch
@@ -106,19 +107,12 @@ def multilabel_coverage_error(
     >>> multilabel_coverage_error(preds, torch.tensor([[1, 0, 0], [0, 1, 0], [0, 0, 1]]), num_labels=3)
     tensor(2.)
     """
-    if validate_args:
-        _check(preds, target, num_labels, ignore_index)
-    total, count = coverage_error_statistic(*ranking_input(preds, target, num_labels, ignore_index))
-    return total / count
+    return _ranking_measure(coverage_error_statistic, locals())
 
 
-def multilabel_ranking_average_precision(
-    preds: Tensor,
-    target: Tensor,
-    num_labels: int,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Tensor:
+def multilabel_ranking_average_precision(preds: Tensor, target: Tensor, num_labels: int,
+                                         ignore_index: Optional[int] = None,
+                                         validate_args: bool = True) -> Tensor:
     """Label ranking average precision (scikit-learn's LRAP).
 
     >>> import torch
@@ -127,21 +121,11 @@ def multilabel_ranking_average_precision(
     >>> multilabel_ranking_average_precision(preds, target, num_labels=3)
     tensor(0.6111)
     """
-    if validate_args:
-        _check(preds, target, num_labels, ignore_index)
-    total, count = ranking_average_precision_statistic(
-        *ranking_input(preds, target, num_labels, ignore_index)
-    )
-    return total / count
+    return _ranking_measure(ranking_average_precision_statistic, locals())
 
 
-def multilabel_ranking_loss(
-    preds: Tensor,
-    target: Tensor,
-    num_labels: int,
-    ignore_index: Optional[int] = None,
-    validate_args: bool = True,
-) -> Tensor:
+def multilabel_ranking_loss(preds: Tensor, target: Tensor, num_labels: int,
+                            ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
     """Average fraction of wrongly ordered (relevant, irrelevant) label pairs.
 
     >>> import torch
@@ -149,7 +133,4 @@ def multilabel_ranking_loss(
     >>> multilabel_ranking_loss(preds, torch.tensor([[1, 0, 0], [0, 1, 0], [0, 0, 1]]), num_labels=3)
     tensor(0.5000)
     """
-    if validate_args:
-        _check(preds, target, num_labels, ignore_index)
-    total, count = ranking_loss_statistic(*ranking_input(preds, target, num_labels, ignore_index))
-    return total / count
+    return _ranking_measure(ranking_loss_statistic, locals())

@@ -49,13 +49,8 @@ def _reduce(values: Tensor, aggregate: bool) -> Tensor:
     return values.diag().mean() if values.numel() > 0 else torch.tensor(0.0, device=values.device)
 
 
-def intersection_over_union(
-    preds: Tensor,
-    target: Tensor,
-    iou_threshold: Optional[float] = None,
-    replacement_val: float = 0,
-    aggregate: bool = True,
-) -> Tensor:
+def intersection_over_union(preds: Tensor, target: Tensor, iou_threshold: Optional[float] = None,
+                            replacement_val: float = 0, aggregate: bool = True) -> Tensor:
     """Intersection over union between two sets of ``(x1, y1, x2, y2)`` boxes (torchmetrics' function).
 
     >>> import torch
@@ -70,13 +65,8 @@ def intersection_over_union(
     return _reduce(_matrix("iou", preds, target, iou_threshold, replacement_val), aggregate)
 
 
-def generalized_intersection_over_union(
-    preds: Tensor,
-    target: Tensor,
-    iou_threshold: Optional[float] = None,
-    replacement_val: float = 0,
-    aggregate: bool = True,
-) -> Tensor:
+def generalized_intersection_over_union(preds: Tensor, target: Tensor, iou_threshold: Optional[float] = None,
+                                        replacement_val: float = 0, aggregate: bool = True) -> Tensor:
     """Generalized IoU between two sets of ``(x1, y1, x2, y2)`` boxes (torchmetrics' function).
 
     >>> import torch
@@ -88,13 +78,8 @@ def generalized_intersection_over_union(
     return _reduce(_matrix("giou", preds, target, iou_threshold, replacement_val), aggregate)
 
 
-def distance_intersection_over_union(
-    preds: Tensor,
-    target: Tensor,
-    iou_threshold: Optional[float] = None,
-    replacement_val: float = 0,
-    aggregate: bool = True,
-) -> Tensor:
+def distance_intersection_over_union(preds: Tensor, target: Tensor, iou_threshold: Optional[float] = None,
+                                     replacement_val: float = 0, aggregate: bool = True) -> Tensor:
     """Distance IoU between two sets of ``(x1, y1, x2, y2)`` boxes (torchmetrics' function).
 
     >>> import torch
@@ -106,13 +91,8 @@ def distance_intersection_over_union(
     return _reduce(_matrix("diou", preds, target, iou_threshold, replacement_val), aggregate)
 
 
-def complete_intersection_over_union(
-    preds: Tensor,
-    target: Tensor,
-    iou_threshold: Optional[float] = None,
-    replacement_val: float = 0,
-    aggregate: bool = True,
-) -> Tensor:
+def complete_intersection_over_union(preds: Tensor, target: Tensor, iou_threshold: Optional[float] = None,
+                                     replacement_val: float = 0, aggregate: bool = True) -> Tensor:
     """Complete IoU between two sets of ``(x1, y1, x2, y2)`` boxes (torchmetrics' function).
 
     >>> import torch

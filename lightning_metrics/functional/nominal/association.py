@@ -131,13 +131,8 @@ def association_matrix(
 
 
 # ------------------------------------------------------------------ the measures
-def cramers_v(
-    preds: Tensor,
-    target: Tensor,
-    bias_correction: bool = True,
-    nan_strategy: NanStrategy = "replace",
-    nan_replace_value: float | None = 0.0,
-) -> Tensor:
+def cramers_v(preds: Tensor, target: Tensor, bias_correction: bool = True,
+              nan_strategy: NanStrategy = "replace", nan_replace_value: float | None = 0.0) -> Tensor:
     """Cramer's V: ``sqrt(chi2 / n / min(r - 1, k - 1))``, in [0, 1] (symmetric).
 
     ``bias_correction`` applies Bergsma's correction (and Yates' to 2x2 tables); a table it cannot
@@ -155,13 +150,8 @@ def cramers_v(
     )
 
 
-def tschuprows_t(
-    preds: Tensor,
-    target: Tensor,
-    bias_correction: bool = True,
-    nan_strategy: NanStrategy = "replace",
-    nan_replace_value: float | None = 0.0,
-) -> Tensor:
+def tschuprows_t(preds: Tensor, target: Tensor, bias_correction: bool = True,
+                 nan_strategy: NanStrategy = "replace", nan_replace_value: float | None = 0.0) -> Tensor:
     """Tschuprow's T: ``sqrt(chi2 / n / sqrt((r - 1)(k - 1)))``, in [0, 1] (symmetric).
 
     >>> import torch
@@ -176,12 +166,8 @@ def tschuprows_t(
     )
 
 
-def pearsons_contingency_coefficient(
-    preds: Tensor,
-    target: Tensor,
-    nan_strategy: NanStrategy = "replace",
-    nan_replace_value: float | None = 0.0,
-) -> Tensor:
+def pearsons_contingency_coefficient(preds: Tensor, target: Tensor, nan_strategy: NanStrategy = "replace",
+                                     nan_replace_value: float | None = 0.0) -> Tensor:
     """Pearson's contingency coefficient ``sqrt(phi2 / (1 + phi2))`` with ``phi2 = chi2 / n`` (symmetric).
 
     >>> import torch
@@ -193,12 +179,8 @@ def pearsons_contingency_coefficient(
     return association("pearsons_contingency_coefficient", preds, target, nan_strategy, nan_replace_value)
 
 
-def theils_u(
-    preds: Tensor,
-    target: Tensor,
-    nan_strategy: NanStrategy = "replace",
-    nan_replace_value: float | None = 0.0,
-) -> Tensor:
+def theils_u(preds: Tensor, target: Tensor, nan_strategy: NanStrategy = "replace",
+             nan_replace_value: float | None = 0.0) -> Tensor:
     """Theil's uncertainty coefficient ``U(preds | target) = (H(preds) - H(preds | target)) / H(preds)``:
     how much knowing ``target`` tells about ``preds`` (asymmetric, in [0, 1]). When ``preds`` holds a
     single category it is an int64 ``tensor(0)``, as in torchmetrics.
@@ -212,12 +194,8 @@ def theils_u(
     return association("theils_u", preds, target, nan_strategy, nan_replace_value)
 
 
-def cramers_v_matrix(
-    matrix: Tensor,
-    bias_correction: bool = True,
-    nan_strategy: NanStrategy = "replace",
-    nan_replace_value: float | None = 0.0,
-) -> Tensor:
+def cramers_v_matrix(matrix: Tensor, bias_correction: bool = True, nan_strategy: NanStrategy = "replace",
+                     nan_replace_value: float | None = 0.0) -> Tensor:
     """Cramer's V between every pair of columns of an ``(N, V)`` matrix of categorical variables.
 
     >>> import torch
@@ -233,12 +211,8 @@ def cramers_v_matrix(
     )
 
 
-def tschuprows_t_matrix(
-    matrix: Tensor,
-    bias_correction: bool = True,
-    nan_strategy: NanStrategy = "replace",
-    nan_replace_value: float | None = 0.0,
-) -> Tensor:
+def tschuprows_t_matrix(matrix: Tensor, bias_correction: bool = True, nan_strategy: NanStrategy = "replace",
+                        nan_replace_value: float | None = 0.0) -> Tensor:
     """Tschuprow's T between every pair of columns of an ``(N, V)`` matrix of categorical variables.
 
     >>> import torch
@@ -254,11 +228,8 @@ def tschuprows_t_matrix(
     )
 
 
-def pearsons_contingency_coefficient_matrix(
-    matrix: Tensor,
-    nan_strategy: NanStrategy = "replace",
-    nan_replace_value: float | None = 0.0,
-) -> Tensor:
+def pearsons_contingency_coefficient_matrix(matrix: Tensor, nan_strategy: NanStrategy = "replace",
+                                            nan_replace_value: float | None = 0.0) -> Tensor:
     """Pearson's contingency coefficient between every pair of columns of an ``(N, V)`` matrix.
 
     >>> import torch
@@ -271,11 +242,8 @@ def pearsons_contingency_coefficient_matrix(
     return association_matrix("pearsons_contingency_coefficient", matrix, nan_strategy, nan_replace_value)
 
 
-def theils_u_matrix(
-    matrix: Tensor,
-    nan_strategy: NanStrategy = "replace",
-    nan_replace_value: float | None = 0.0,
-) -> Tensor:
+def theils_u_matrix(matrix: Tensor, nan_strategy: NanStrategy = "replace",
+                    nan_replace_value: float | None = 0.0) -> Tensor:
     """Theil's U between every pair of columns: ``U(column i | column j)`` at ``[i, j]`` (asymmetric).
 
     >>> import torch
