@@ -128,10 +128,12 @@ class MetricCollection(nn.ModuleDict):
                         raise ValueError(
                             f"Argument `compute_groups`: {n!r} is not a metric of the collection {names}"
                         )
+                _widen_to_cover([self._modules[n] for n in group])  # type: ignore[misc]
                 _check_compatible(group, [self._modules[n]._state_owner for n in group])  # type: ignore[union-attr]
             listed = {n for g in groups for n in g}
             groups += [[n] for n in names if n not in listed]
         else:
+            _widen_to_cover([self._modules[n] for n in names])  # type: ignore[misc]
             by_spec: dict[Hashable, list[str]] = {}
             groups = []
             for n in names:
@@ -429,6 +431,24 @@ def _forward_group(group: list[Metric], args: tuple, kwargs: dict) -> list[Any]:
             member._forward_cache, member._computed = value, None
         values.append(value)
     return values
+
+
+def _widen_to_cover(metrics: list[Metric]) -> None:
+    """Widen the statistic of metrics of one family (``_statistic_lattice``) to the largest level among
+    them, so that they share one state: the statistics form a lattice in which a wider one covers the
+    narrower ones (e.g. the regression moments cover the sum of squared errors). A metric that was
+    updated already keeps its statistic (its accumulated state cannot be widened) and stays apart."""
+    families: dict[Hashable, list[tuple[Metric, int]]] = {}
+    for metric in metrics:
+        owner = metric._state_owner
+        lattice = getattr(owner, "_statistic_lattice", None)
+        if lattice is not None:
+            families.setdefault(lattice[0], []).append((owner, lattice[1]))
+    for members in families.values():
+        top = max(level for _, level in members)
+        for owner, level in members:
+            if level < top:
+                owner._widen_statistic(top)  # type: ignore[attr-defined]
 
 
 def _check_compatible(names: list[str], metrics: list[Metric]) -> None:
