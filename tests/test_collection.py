@@ -184,7 +184,10 @@ def test_compute_shares_derived_counts_within_a_group_but_never_stale_ones(monke
 
     derivations = []
     from_confmat = Counts.from_confmat
+    from_ovr = Counts.from_ovr
     monkeypatch.setattr(Counts, "from_confmat", lambda confmat: derivations.append(1) or from_confmat(confmat))
+    # alone and in this collection, these metrics keep per-class one-vs-rest counts
+    monkeypatch.setattr(Counts, "from_ovr", lambda counts: derivations.append(1) or from_ovr(counts))
     mc = lm.MetricCollection({"f1": MulticlassF1Score(3), "p": MulticlassPrecision(3), "r": MulticlassRecall(3)})
     alone = [MulticlassF1Score(3), MulticlassPrecision(3), MulticlassRecall(3)]
     for preds, target in [(torch.tensor([0, 1, 2, 2]), torch.tensor([0, 2, 2, 1])), (torch.tensor([1]), torch.tensor([1]))]:
