@@ -289,6 +289,28 @@ class Metric(MetricArithmetic, MetricStateIO, nn.Module):
         """Reduce the states to the metric value (implemented by subclasses)."""
         raise NotImplementedError(f"{type(self).__name__} must implement `compute`")
 
+    def _prepared_update(self, *args: Any, **kwargs: Any) -> Optional[Callable[[], None]]:
+        """Check a batch and compute what it adds WITHOUT changing any state; return the commit (which
+        cannot fail), or ``None`` when this metric does not split its update so (the default).
+
+        A collection prepares every compute group before committing any, so a batch that one group
+        rejects leaves all of them as they were, without copying a state.
+        """
+        return None
+
+    def _committer(self, assign: Callable[[], None]) -> Callable[[], None]:
+        """The commit of a prepared update: ``assign`` the states, and count the update as ``update`` does."""
+
+        def commit() -> None:
+            assign()
+            attrs = self.__dict__
+            attrs["_update_count"] += 1
+            attrs["_computed"] = None
+            if attrs["compute_on_cpu"]:
+                self._move_list_states_to_cpu()
+
+        return commit
+
     def reset(self) -> None:
         """Return every state to its default and forget the update count and caches.
 

@@ -125,7 +125,16 @@ class CountingMetric(Metric):
     def update(self, preds: Tensor, target: Tensor) -> None:
         """Add the statistic of one batch (checked first when ``validate_args``)."""
         batch = self._spec.batch(preds, target)
-        for name, value in batch.items():  # nothing can fail past this point: states stay consistent
+        self._add_batch(batch)  # nothing can fail past this point: states stay consistent
+
+    def _prepared_update(self, *args: Any, **kwargs: Any) -> Any:
+        if type(self).update is not CountingMetric.update or self.__dict__["_is_synced"]:
+            return None  # a subclass with its own update
+        batch = self._spec.batch(*args, **kwargs)
+        return self._committer(lambda: self._add_batch(batch))
+
+    def _add_batch(self, batch: dict[str, Tensor]) -> None:
+        for name, value in batch.items():
             state = getattr(self, name)
             if isinstance(state, list):
                 state.append(value)

@@ -88,6 +88,10 @@ def _max_abs_deviation(var: int) -> Any:
     return deviation
 
 
+def _bind(preds: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
+    return preds, target
+
+
 class _MomentMetric(Metric):
     """Holds the ``moments`` state; subclasses add input checks and a measure over the moments.
 
@@ -156,6 +160,16 @@ class _MomentMetric(Metric):
         # the first update since the state was fresh chooses the shifts of the shifted-sum levels
         attrs = self.__dict__  # the state is a plain attribute: skip nn.Module.__setattr__ on the hot path
         attrs["moments"] = self._statistic.update(attrs["moments"], cols_p, cols_t, flattened, attrs["_update_count"] <= 1)
+
+    def _prepared_update(self, *args: Any, **kwargs: Any) -> Any:
+        if type(self).update is not _MomentMetric.update or self.__dict__["_is_synced"]:
+            return None
+        preds, target = _bind(*args, **kwargs)
+        self._check_inputs(preds, target)
+        cols_p, cols_t, flattened = mo.as_columns(preds, target)
+        with torch.no_grad():
+            state = self._statistic.update(self.moments, cols_p, cols_t, flattened, self._update_count == 0)
+        return self._committer(lambda: self.__dict__.__setitem__("moments", state))
 
     def _forward_shared(self, members: list[Metric], *args: Any, **kwargs: Any) -> list[Any]:
         # forward updates a fresh state first, so check the column count against the accumulated state
