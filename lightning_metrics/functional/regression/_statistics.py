@@ -3,15 +3,13 @@
 Four levels, each covering the ones below it (a :class:`~lightning_metrics.MetricCollection` widens its
 members to the largest level among them, so they share one state and one update):
 
-============  ==========================================================  =============================
-level         rows per output column (float64)                            alone, the statistic of
-============  ==========================================================  =============================
-``SSE``       count, ``sum e^2``                                          MSE
-``R2``        count, float64/flattened counts, shift ``K_y``, sums of     R2, RSE
-              ``y - K_y`` and its square, ``sum e^2``
-``TARGET_RESIDUAL`` as ``R2``, with the residual shifted by ``K_e`` too   explained variance
-``MOMENTS``   the Chan moments of (x, y, e) (:mod:`._moments`)            NRMSE, Pearson, concordance
-============  ==========================================================  =============================
+- ``SSE`` (MSE alone): count and ``sum e^2``;
+- ``R2`` (R2 and RSE alone): count, the float64 and flattened counts, a shift ``K_y``, the sums of
+  ``y - K_y`` and of its square, and ``sum e^2``;
+- ``TARGET_RESIDUAL`` (explained variance alone): as ``R2``, with the residual summed around a shift
+  ``K_e`` too;
+- ``MOMENTS`` (NRMSE, Pearson, concordance, and any collection that has one of them): the Chan moments
+  of (x, y, e) of :mod:`._moments`.
 
 (``x = preds``, ``y = target``, ``e = target - preds``.) The sums are additive, so an update is a handful
 of kernels. They stay accurate at any offset: ``sum e^2`` adds non-negative terms, and ``y`` is summed
