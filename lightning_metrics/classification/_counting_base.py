@@ -173,10 +173,14 @@ class RatioMetric(CountingMetric):
 
 def _smallest(spec: CountSpec, reduction: Reduction) -> CountSpec:
     """The smallest statistic a count-ratio measure needs: alone, a multiclass top-1 measure keeps per-class
-    one-vs-rest counts (3C bins) rather than the confusion matrix (C^2), and a micro average of a measure
+    one-vs-rest counts (3C bins) rather than the confusion matrix (C^2) unless C^2 is small, and a micro average of a measure
     without true negatives only the right labels and the labels."""
     if spec.kind != "confmat":
         return spec
     if reduction.average == "micro" and reduction.measure in _MICRO_WITHOUT_CLASSES:
         return dataclasses.replace(spec, kind="labels")
-    return dataclasses.replace(spec, kind="counts")
+    # a small confusion matrix is one bincount and fewer kernels than the one-vs-rest counts (measured)
+    return spec if spec.size * spec.size <= _SMALL_CONFMAT else dataclasses.replace(spec, kind="counts")
+
+
+_SMALL_CONFMAT = 1024  # bins
