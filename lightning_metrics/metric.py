@@ -298,6 +298,37 @@ class Metric(MetricArithmetic, MetricStateIO, nn.Module):
         """
         return None
 
+    def _prepared_batch(self, *args: Any, **kwargs: Any) -> Optional[tuple[dict[str, State], Callable[[], None]]]:
+        """Like :meth:`_prepared_update`, and also the states a fresh metric would hold after this batch
+        alone (what ``forward`` computes the batch value from); ``None`` when not supported (the default)."""
+        return None
+
+    def _forward_from_batch(
+        self, members: list["Metric"], batch: dict[str, State], commit: Callable[[], None]
+    ) -> list[Any]:
+        """``forward`` of a prepared batch: every member's value from the batch's states, then the commit
+        adds the batch to the accumulated states (no fresh default states, no merge copies)."""
+        attrs = self.__dict__
+        count, accumulated = attrs["_update_count"], self.metric_state
+        values = []
+        try:
+            attrs.update(batch)
+            attrs["_update_count"] = 1
+            for member in members:
+                member._share_states_of(self)
+                with member._batch_context():
+                    values.append(member.compute())
+        finally:
+            attrs.update(accumulated)
+            attrs["_update_count"] = count
+            for member in members:
+                member._share_states_of(self)
+        commit()
+        for member, value in zip(members, values):
+            member._share_states_of(self)
+            member._forward_cache = value
+        return values
+
     def _committer(self, assign: Callable[[], None]) -> Callable[[], None]:
         """The commit of a prepared update: ``assign`` the states, and count the update as ``update`` does."""
 
@@ -362,6 +393,9 @@ class Metric(MetricArithmetic, MetricStateIO, nn.Module):
     def _forward_shared(self, members: list["Metric"], *args: Any, **kwargs: Any) -> list[Any]:
         """One update on a fresh state gives the batch value of every member sharing this
         metric's statistic; the accumulated state is then merged back in by the reductions."""
+        prepared = self._prepared_batch(*args, **kwargs)
+        if prepared is not None:
+            return self._forward_from_batch(members, *prepared)
         count, accumulated = self._update_count, self.metric_state
 
         def restore() -> None:  # a failure at any step leaves every member as it was

@@ -127,11 +127,16 @@ class CountingMetric(Metric):
         batch = self._spec.batch(preds, target)
         self._add_batch(batch)  # nothing can fail past this point: states stay consistent
 
-    def _prepared_update(self, *args: Any, **kwargs: Any) -> Any:
+    def _prepared_batch(self, *args: Any, **kwargs: Any) -> Any:
         if type(self).update is not CountingMetric.update or self.__dict__["_is_synced"]:
             return None  # a subclass with its own update
         batch = self._spec.batch(*args, **kwargs)
-        return self._committer(lambda: self._add_batch(batch))
+        states = {n: [v] if isinstance(self._defaults[n], list) else v for n, v in batch.items()}
+        return states, self._committer(lambda: self._add_batch(batch))
+
+    def _prepared_update(self, *args: Any, **kwargs: Any) -> Any:
+        prepared = self._prepared_batch(*args, **kwargs)
+        return None if prepared is None else prepared[1]
 
     def _add_batch(self, batch: dict[str, Tensor]) -> None:
         for name, value in batch.items():
