@@ -17,6 +17,7 @@ from torch import Tensor, nn
 from lightning_metrics import _plot_methods, distributed
 from lightning_metrics._arithmetic import MetricArithmetic
 from lightning_metrics import _torchscript as torchscript
+from lightning_metrics._prepared import PreparedUpdates
 from lightning_metrics._state_io import MetricStateIO
 from lightning_metrics._states import _NAMED_REDUCTIONS, State, merge_two, reduction_kind
 from lightning_metrics._wrapping import _bool_kwarg, _update_keywords, _wrap_compute, _wrap_update
@@ -35,7 +36,7 @@ def jit_distributed_available() -> bool:
 
 
 
-class Metric(MetricArithmetic, MetricStateIO, nn.Module):
+class Metric(MetricArithmetic, MetricStateIO, PreparedUpdates, nn.Module):
     """Base class for all metrics: declare states, accumulate in ``update``, reduce in ``compute``.
 
     Subclasses call :meth:`add_state` in ``__init__`` and implement ``update`` and ``compute``;
@@ -288,59 +289,6 @@ class Metric(MetricArithmetic, MetricStateIO, nn.Module):
     def compute(self) -> Any:
         """Reduce the states to the metric value (implemented by subclasses)."""
         raise NotImplementedError(f"{type(self).__name__} must implement `compute`")
-
-    def _prepared_update(self, *args: Any, **kwargs: Any) -> Optional[Callable[[], None]]:
-        """Check a batch and compute what it adds WITHOUT changing any state; return the commit (which
-        cannot fail), or ``None`` when this metric does not split its update so (the default).
-
-        A collection prepares every compute group before committing any, so a batch that one group
-        rejects leaves all of them as they were, without copying a state.
-        """
-        return None
-
-    def _prepared_batch(self, *args: Any, **kwargs: Any) -> Optional[tuple[dict[str, State], Callable[[], None]]]:
-        """Like :meth:`_prepared_update`, and also the states a fresh metric would hold after this batch
-        alone (what ``forward`` computes the batch value from); ``None`` when not supported (the default)."""
-        return None
-
-    def _forward_from_batch(
-        self, members: list["Metric"], batch: dict[str, State], commit: Callable[[], None]
-    ) -> list[Any]:
-        """``forward`` of a prepared batch: every member's value from the batch's states, then the commit
-        adds the batch to the accumulated states (no fresh default states, no merge copies)."""
-        attrs = self.__dict__
-        count, accumulated = attrs["_update_count"], self.metric_state
-        values = []
-        try:
-            attrs.update(batch)
-            attrs["_update_count"] = 1
-            for member in members:
-                member._share_states_of(self)
-                with member._batch_context():
-                    values.append(member.compute())
-        finally:
-            attrs.update(accumulated)
-            attrs["_update_count"] = count
-            for member in members:
-                member._share_states_of(self)
-        commit()
-        for member, value in zip(members, values):
-            member._share_states_of(self)
-            member._forward_cache = value
-        return values
-
-    def _committer(self, assign: Callable[[], None]) -> Callable[[], None]:
-        """The commit of a prepared update: ``assign`` the states, and count the update as ``update`` does."""
-
-        def commit() -> None:
-            assign()
-            attrs = self.__dict__
-            attrs["_update_count"] += 1
-            attrs["_computed"] = None
-            if attrs["compute_on_cpu"]:
-                self._move_list_states_to_cpu()
-
-        return commit
 
     def reset(self) -> None:
         """Return every state to its default and forget the update count and caches.
