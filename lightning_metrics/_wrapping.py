@@ -46,11 +46,7 @@ def _wrap_update(update: Callable) -> Callable:
                 if name in lengths:
                     del value[lengths[name] :]
                 attrs[name] = value
-            if isinstance(err, RuntimeError) and "Expected all tensors to be on" in str(err):
-                raise RuntimeError(
-                    f"{type(self).__name__}: the input is on another device than the metric states "
-                    f"({self.device}); move the metric with `.to(device)`."
-                ) from err
+            raise_device_error(self, err)
             raise
         finally:
             attrs["_in_update"] = False
@@ -59,6 +55,15 @@ def _wrap_update(update: Callable) -> Callable:
 
     wrapped._lm_wrapped = True  # type: ignore[attr-defined]
     return wrapped
+
+
+def raise_device_error(metric: Metric, err: BaseException) -> None:
+    """Raise a clear error in place of torch's when a batch is on another device than the states."""
+    if isinstance(err, RuntimeError) and "Expected all tensors to be on" in str(err):
+        raise RuntimeError(
+            f"{type(metric).__name__}: the input is on another device than the metric states "
+            f"({metric.device}); move the metric with `.to(device)`."
+        ) from err
 
 
 def _wrap_compute(compute: Callable) -> Callable:

@@ -15,6 +15,7 @@ import torch
 from torch import nn
 
 from lightning_metrics import distributed
+from lightning_metrics._wrapping import raise_device_error
 from lightning_metrics.metric import Metric
 from lightning_metrics.utilities.memo import shared_derivations
 
@@ -128,10 +129,12 @@ class MetricCollection(nn.ModuleDict):
                         raise ValueError(
                             f"Argument `compute_groups`: {n!r} is not a metric of the collection {names}"
                         )
+                _widen_to_cover([self._modules[n] for n in group])  # type: ignore[misc]
                 _check_compatible(group, [self._modules[n]._state_owner for n in group])  # type: ignore[union-attr]
             listed = {n for g in groups for n in g}
             groups += [[n] for n in names if n not in listed]
         else:
+            _widen_to_cover([self._modules[n] for n in names])  # type: ignore[misc]
             by_spec: dict[Hashable, list[str]] = {}
             groups = []
             for n in names:
@@ -168,17 +171,33 @@ class MetricCollection(nn.ModuleDict):
     def update(self, *args: Any, **kwargs: Any) -> None:
         """Update every compute group once (the first metric of a group updates for all).
 
-        All or nothing: if a later group rejects the batch, the groups updated before it are
-        restored, so a rejected batch leaves the whole collection as it was.
+        All or nothing, without copying a state: every group first checks the batch and computes what it
+        adds (``_prepared_update``), and only when all of them accepted it do they commit. Groups whose
+        leader cannot split its update so update after those checks; they are restored if a later one
+        of them rejects the batch (a single such group copies nothing).
         """
         groups = self._group_metrics()
-        with self._rollback_on_error([g[0] for g in groups[:-1]]):
-            for group in groups:
-                leader = group[0]
+        commits, plain = [], []
+        for group in groups:
+            leader = group[0]
+            try:
+                commit = leader._prepared_update(*args, **leader._filter_kwargs(**kwargs))
+            except RuntimeError as err:
+                raise_device_error(leader, err)
+                raise
+            if commit is None:
+                plain.append(leader)
+            else:
+                commits.append(commit)
+        with self._rollback_on_error(plain[:-1]):
+            for leader in plain:
                 leader.update(*args, **leader._filter_kwargs(**kwargs))
-                owner = leader._state_owner
-                for member in group[1:]:
-                    member._state_owner._share_states_of(owner)
+        for commit in commits:
+            commit()
+        for group in groups:
+            owner = group[0]._state_owner
+            for member in group[1:]:
+                member._state_owner._share_states_of(owner)
         if self._enable_compute_groups is not False:
             self._groups_checked = True
 
@@ -194,7 +213,8 @@ class MetricCollection(nn.ModuleDict):
         values: dict[str, Any] = {}
         groups = self._group_metrics()
         # every member of all but the last group: a member forwarded alone may change its own states
-        with self._rollback_on_error([m for g in groups[:-1] for m in g]):
+        # members of a group read the same batch statistic: what they derive from it alike is shared
+        with self._rollback_on_error([m for g in groups[:-1] for m in g]), shared_derivations():
             for names, group in zip(self._groups.values(), groups):
                 values.update(zip(names, _forward_group(group, args, kwargs)))
         return self._flatten({name: values[name] for name in self._modules})
@@ -430,6 +450,24 @@ def _forward_group(group: list[Metric], args: tuple, kwargs: dict) -> list[Any]:
             member._forward_cache, member._computed = value, None
         values.append(value)
     return values
+
+
+def _widen_to_cover(metrics: list[Metric]) -> None:
+    """Widen the statistic of metrics of one family (``_statistic_lattice``) to the largest level among
+    them, so that they share one state: the statistics form a lattice in which a wider one covers the
+    narrower ones (e.g. the regression moments cover the sum of squared errors). A metric that was
+    updated already keeps its statistic (its accumulated state cannot be widened) and stays apart."""
+    families: dict[Hashable, list[tuple[Metric, int]]] = {}
+    for metric in metrics:
+        owner = metric._state_owner
+        lattice = getattr(owner, "_statistic_lattice", None)
+        if lattice is not None:
+            families.setdefault(lattice[0], []).append((owner, lattice[1]))
+    for members in families.values():
+        top = max(level for _, level in members)
+        for owner, level in members:
+            if level < top:
+                owner._widen_statistic(top)  # type: ignore[attr-defined]
 
 
 def _check_compatible(names: list[str], metrics: list[Metric]) -> None:

@@ -17,6 +17,7 @@ from torch import Tensor, nn
 from lightning_metrics import _plot_methods, distributed
 from lightning_metrics._arithmetic import MetricArithmetic
 from lightning_metrics import _torchscript as torchscript
+from lightning_metrics._prepared import PreparedUpdates
 from lightning_metrics._state_io import MetricStateIO
 from lightning_metrics._states import _NAMED_REDUCTIONS, State, merge_two, reduction_kind
 from lightning_metrics._wrapping import _bool_kwarg, _update_keywords, _wrap_compute, _wrap_update
@@ -35,7 +36,7 @@ def jit_distributed_available() -> bool:
 
 
 
-class Metric(MetricArithmetic, MetricStateIO, nn.Module):
+class Metric(MetricArithmetic, MetricStateIO, PreparedUpdates, nn.Module):
     """Base class for all metrics: declare states, accumulate in ``update``, reduce in ``compute``.
 
     Subclasses call :meth:`add_state` in ``__init__`` and implement ``update`` and ``compute``;
@@ -340,6 +341,9 @@ class Metric(MetricArithmetic, MetricStateIO, nn.Module):
     def _forward_shared(self, members: list["Metric"], *args: Any, **kwargs: Any) -> list[Any]:
         """One update on a fresh state gives the batch value of every member sharing this
         metric's statistic; the accumulated state is then merged back in by the reductions."""
+        prepared = self._prepared_batch(*args, **kwargs)
+        if prepared is not None:
+            return self._forward_from_batch(members, *prepared)
         count, accumulated = self._update_count, self.metric_state
 
         def restore() -> None:  # a failure at any step leaves every member as it was

@@ -184,7 +184,10 @@ def test_compute_shares_derived_counts_within_a_group_but_never_stale_ones(monke
 
     derivations = []
     from_confmat = Counts.from_confmat
+    from_ovr = Counts.from_ovr
     monkeypatch.setattr(Counts, "from_confmat", lambda confmat: derivations.append(1) or from_confmat(confmat))
+    # alone and in this collection, these metrics keep per-class one-vs-rest counts
+    monkeypatch.setattr(Counts, "from_ovr", lambda counts: derivations.append(1) or from_ovr(counts))
     mc = lm.MetricCollection({"f1": MulticlassF1Score(3), "p": MulticlassPrecision(3), "r": MulticlassRecall(3)})
     alone = [MulticlassF1Score(3), MulticlassPrecision(3), MulticlassRecall(3)]
     for preds, target in [(torch.tensor([0, 1, 2, 2]), torch.tensor([0, 2, 2, 1])), (torch.tensor([1]), torch.tensor([1]))]:
@@ -208,3 +211,32 @@ def test_compute_of_states_made_in_inference_mode():
         mc.update(torch.tensor([0, 1, 2, 2]), torch.tensor([0, 2, 2, 1]))
         got = mc.compute()
     assert torch.allclose(got["f1"], torch.tensor(0.5)) and torch.allclose(got["p"], torch.tensor(0.5))
+
+
+def test_update_is_all_or_nothing_without_copying_states(monkeypatch):
+    """Every group checks the batch before any commits: the second group rejects a label the first accepts,
+    and neither changes; no state is cloned for the rollback (prepare, then commit)."""
+    from lightning_metrics.classification import MulticlassAccuracy
+    from lightning_metrics.regression import MeanSquaredError
+
+    rolled_back = []
+    original = lm.MetricCollection._rollback_on_error
+    monkeypatch.setattr(
+        lm.MetricCollection, "_rollback_on_error", lambda self, metrics: rolled_back.extend(metrics) or original(self, metrics)
+    )
+    mc = lm.MetricCollection({"five": MulticlassAccuracy(num_classes=5), "three": MulticlassAccuracy(num_classes=3)})
+    assert len(mc.compute_groups) == 2
+    mc.update(torch.tensor([0, 1, 2]), torch.tensor([0, 1, 1]))
+    before = {k: {n: v.clone() for n, v in m.metric_state.items()} for k, m in mc.items()}
+    counts = {k: m.update_count for k, m in mc.items()}
+    with pytest.raises(Exception, match="must hold values"):
+        mc.update(torch.tensor([0, 4]), torch.tensor([4, 1]))
+    for key, metric in mc.items():
+        assert metric.update_count == counts[key]
+        for name, value in metric.metric_state.items():
+            assert torch.equal(value, before[key][name]), (key, name)
+    assert rolled_back == []
+    regression = lm.MetricCollection([MeanSquaredError(), MulticlassAccuracy(num_classes=3)])
+    with pytest.raises(Exception):
+        regression.update(torch.tensor([0.0, 1.0]), torch.tensor([0, 7]))
+    assert regression["MeanSquaredError"].update_count == 0 and rolled_back == []

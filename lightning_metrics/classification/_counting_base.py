@@ -8,18 +8,28 @@ Metrics with equal specs hold identical states, so a ``MetricCollection`` update
 
 from __future__ import annotations
 
-from typing import Hashable, Optional
+import dataclasses
+from typing import Any, Hashable, Optional
 
 from torch import Tensor
 
 from lightning_metrics import _plot_methods
-from lightning_metrics.functional.classification._core import Reduction, matrix_statistic, ratio_statistic
+from lightning_metrics.functional.classification._core import (
+    _MICRO_WITHOUT_CLASSES,
+    Reduction,
+    matrix_statistic,
+    ratio_statistic,
+)
 from lightning_metrics.functional.classification._counts import CountSpec
 from lightning_metrics.metric import Metric
 from lightning_metrics.utilities import dim_zero_cat
 
 
 _TORCHMETRICS_COUNT_STATES = frozenset({"tp", "fp", "tn", "fn", "confmat"})
+
+# The statistics of multiclass top-1 global inputs, each covering the ones before it: right labels and
+# labels (micro averages), per-class one-vs-rest counts (3C histogram bins), the confusion matrix (C^2).
+_MULTICLASS_LEVELS = ("labels", "counts", "confmat")
 
 
 class CountingMetric(Metric):
@@ -40,10 +50,40 @@ class CountingMetric(Metric):
         for name, (default, reduce_fx) in spec.defaults().items():
             self.add_state(name, default, dist_reduce_fx=reduce_fx)
 
+    def _use_spec(self, spec: CountSpec) -> None:
+        """Accumulate ``spec``'s statistic instead (before any update): drop the old states, add the new."""
+        device = self.device
+        for name in self._spec.state_names:
+            for table in (self._defaults, self._persistent, self._reductions, self._reduction_kinds):
+                table.pop(name, None)
+            self.__dict__.pop(name, None)
+        self._setup(spec, self._reduction)
+        self._reset_states_only()  # the new defaults, on the metric's device
+        self._device = device
+
     @property
     def statistic_spec(self) -> Hashable:
         """The statistic (kind, task, size, threshold, top_k, ignore_index, ...): equal specs share updates."""
         return self._spec
+
+    @property
+    def _statistic_lattice(self) -> Optional[tuple[Hashable, int]]:
+        """(family, level) for multiclass top-1 global statistics, which a collection widens to share."""
+        spec = self._spec
+        if spec.task != "multiclass" or spec.samplewise or spec.top_k != 1 or spec.size is None:
+            return None
+        if spec.kind not in _MULTICLASS_LEVELS:
+            return None
+        return dataclasses.replace(spec, kind=""), _MULTICLASS_LEVELS.index(spec.kind)
+
+    def _widen_statistic(self, level: int) -> bool:
+        """Switch to the wider statistic of ``level``; possible only before the first update."""
+        lattice = self._statistic_lattice
+        if lattice is None or level < lattice[1] or self._update_count > 0:
+            return False
+        if level > lattice[1]:
+            self._use_spec(dataclasses.replace(self._spec, kind=_MULTICLASS_LEVELS[level]))
+        return True
 
     def __getattr__(self, name: str) -> object:
         # torchmetrics' state names (``metric.tp``, ``metric.confmat``), read by code written for it,
@@ -52,6 +92,8 @@ class CountingMetric(Metric):
             spec = self.__dict__.get("_spec")
             if spec is not None and spec.kind in ("counts", "confmat") and name not in spec.state_names:
                 return self._torchmetrics_state(name)
+            if spec is not None and spec.kind == "labels" and spec.size is not None and name != "confmat":
+                return self._micro_state(name)
         return super().__getattr__(name)
 
     def _torchmetrics_state(self, name: str) -> Tensor:
@@ -77,10 +119,32 @@ class CountingMetric(Metric):
             return value.sum(-1, keepdim=True)
         return value
 
+    def _micro_state(self, name: str) -> Tensor:
+        """torchmetrics' summed ``(1,)`` micro counts from right labels and labels (multiclass top-1): a right
+        label is a true positive, a wrong one a false positive and a false negative, the rest true negatives."""
+        right, seen = self.__dict__["correct"], self.__dict__["total"]
+        wrong = seen - right
+        value = {"tp": right, "fp": wrong, "fn": wrong, "tn": self._spec.size * seen - right - 2 * wrong}[name]
+        return value.reshape(1)
+
     def update(self, preds: Tensor, target: Tensor) -> None:
         """Add the statistic of one batch (checked first when ``validate_args``)."""
         batch = self._spec.batch(preds, target)
-        for name, value in batch.items():  # nothing can fail past this point: states stay consistent
+        self._add_batch(batch)  # nothing can fail past this point: states stay consistent
+
+    def _prepared_batch(self, *args: Any, **kwargs: Any) -> Any:
+        if type(self).update is not CountingMetric.update or self.__dict__["_is_synced"]:
+            return None  # a subclass with its own update
+        batch = self._spec.batch(*args, **kwargs)
+        states = {n: [v] if isinstance(self._defaults[n], list) else v for n, v in batch.items()}
+        return states, self._committer(lambda: self._add_batch(batch))
+
+    def _prepared_update(self, *args: Any, **kwargs: Any) -> Any:
+        prepared = self._prepared_batch(*args, **kwargs)
+        return None if prepared is None else prepared[1]
+
+    def _add_batch(self, batch: dict[str, Tensor]) -> None:
+        for name, value in batch.items():
             state = getattr(self, name)
             if isinstance(state, list):
                 state.append(value)
@@ -113,7 +177,23 @@ class RatioMetric(CountingMetric):
     _measure: str
 
     def _build(self) -> None:
-        self._setup(*ratio_statistic(self._task, self._measure, self.__dict__))
+        spec, reduction = ratio_statistic(self._task, self._measure, self.__dict__)
+        self._setup(_smallest(spec, reduction), reduction)
+
+
+def _smallest(spec: CountSpec, reduction: Reduction) -> CountSpec:
+    """The smallest statistic a count-ratio measure needs: alone, a multiclass top-1 measure keeps per-class
+    one-vs-rest counts (3C bins) rather than the confusion matrix (C^2) unless C^2 is small, and a micro average of a measure
+    without true negatives only the right labels and the labels."""
+    if spec.kind != "confmat":
+        return spec
+    if reduction.average == "micro" and reduction.measure in _MICRO_WITHOUT_CLASSES:
+        return dataclasses.replace(spec, kind="labels")
+    # a small confusion matrix is one bincount and fewer kernels than the one-vs-rest counts (measured)
+    return spec if spec.size * spec.size <= _SMALL_CONFMAT else dataclasses.replace(spec, kind="counts")
+
+
+_SMALL_CONFMAT = 1024  # bins
 
 
 class MatrixMetric(CountingMetric):

@@ -26,6 +26,7 @@ from torch import Tensor
 
 from lightning_metrics import _plot_methods
 from lightning_metrics.functional.regression import _moments as mo
+from lightning_metrics.functional.regression import _statistics as st
 from lightning_metrics.functional.regression._checks import (
     check_at_most_2d,
     check_bool,
@@ -59,7 +60,7 @@ def _view(of_moments: Any, doc: str, integer: bool = False, squeeze: bool = Fals
     """
 
     def read(self: "_MomentMetric") -> Tensor:
-        value = of_moments(self.moments)
+        value = of_moments(self._lifted())
         value = value.round().long() if integer else value.to(self.dtype)
         return value[0] if integer or (squeeze and value.numel() == 1) else value
 
@@ -87,8 +88,17 @@ def _max_abs_deviation(var: int) -> Any:
     return deviation
 
 
+def _bind(preds: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
+    return preds, target
+
+
 class _MomentMetric(Metric):
-    """Holds the ``moments`` state; subclasses add input checks and a measure over the moments."""
+    """Holds the ``moments`` state; subclasses add input checks and a measure over the moments.
+
+    Alone, a metric keeps the smallest statistic of :mod:`~lightning_metrics.functional.regression._statistics`
+    its value needs (``_smallest_statistic``); a collection widens its members to the largest level among
+    them (:meth:`_widen_statistic`), so that they share one state.
+    """
 
     plot = _plot_methods.plot_value
 
@@ -98,26 +108,68 @@ class _MomentMetric(Metric):
     # torchmetrics returns float64 for float64 inputs from metrics whose states are reassigned, and the
     # default dtype from others (MSE, RSE; Pearson and NRMSE depend on arguments): mirror it per class.
     _result_follows_float64 = True
+    _smallest_statistic: st.Statistic = st.MOMENTS
     moments: Tensor
 
     def __init__(self, initial_columns: int = 1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._initial_columns = initial_columns
-        self.add_state("moments", mo.empty_moments(initial_columns), dist_reduce_fx=mo.merge_moments)
+        self._use_statistic(self._smallest_statistic)
+
+    def _use_statistic(self, statistic: st.Statistic, device: torch.device | None = None) -> None:
+        self._statistic = statistic
+        persistent = self._persistent.get("moments", False)
+        self.add_state("moments", statistic.empty(self._initial_columns), dist_reduce_fx=statistic.merge)
+        self._persistent["moments"] = persistent
+        if device is not None:
+            self.moments = self.moments.to(device)
 
     @property
     def statistic_spec(self) -> Hashable | None:
-        """Equal for every moment metric with the same initial width: they share one ``update``."""
-        return ("regression_moments", self._initial_columns)
+        """Equal for every moment metric with the same initial width and statistic: they share one ``update``."""
+        if self._statistic is st.MOMENTS:
+            return ("regression_moments", self._initial_columns)
+        return ("regression_" + self._statistic.name, self._initial_columns)
+
+    @property
+    def _statistic_lattice(self) -> tuple[Hashable, int]:
+        """(family, level): a collection widens the members of one family to their largest level."""
+        return ("regression", self._initial_columns), self._statistic.level
+
+    def _widen_statistic(self, level: int) -> bool:
+        """Switch to the statistic of ``level`` (a wider one), possible only before the first update."""
+        if level == self._statistic.level:
+            return True
+        if level < self._statistic.level or self._update_count > 0:
+            return False
+        self._use_statistic(st.LEVELS[level], device=self.moments.device)
+        self._computed = None
+        return True
+
+    def _lifted(self) -> Tensor:
+        """The state in the moment layout, whatever the level."""
+        return st.lift(self.moments, self._statistic)
 
     def _check_inputs(self, preds: Tensor, target: Tensor) -> None:
         check_same_shape(preds, target)
 
     def update(self, preds: Tensor, target: Tensor) -> None:
-        """Merge the float64 moments of this batch into the state."""
+        """Merge the float64 statistic of this batch into the state."""
         self._check_inputs(preds, target)
         cols_p, cols_t, flattened = mo.as_columns(preds, target)
-        self.moments = mo.update_moments(self.moments, cols_p, cols_t, flattened)
+        # the first update since the state was fresh chooses the shifts of the shifted-sum levels
+        attrs = self.__dict__  # the state is a plain attribute: skip nn.Module.__setattr__ on the hot path
+        attrs["moments"] = self._statistic.update(attrs["moments"], cols_p, cols_t, flattened, attrs["_update_count"] <= 1)
+
+    def _prepared_update(self, *args: Any, **kwargs: Any) -> Any:
+        if type(self).update is not _MomentMetric.update or self.__dict__["_is_synced"]:
+            return None
+        preds, target = _bind(*args, **kwargs)
+        self._check_inputs(preds, target)
+        cols_p, cols_t, flattened = mo.as_columns(preds, target)
+        with torch.no_grad():
+            state = self._statistic.update(self.moments, cols_p, cols_t, flattened, self._update_count == 0)
+        return self._committer(lambda: self.__dict__.__setitem__("moments", state))
 
     def _forward_shared(self, members: list[Metric], *args: Any, **kwargs: Any) -> list[Any]:
         # forward updates a fresh state first, so check the column count against the accumulated state
@@ -135,17 +187,17 @@ class _MomentMetric(Metric):
         return super()._forward_shared(members, *args, **kwargs)
 
     def _merge_states(self, incoming: dict[str, Any]) -> None:
-        # Like the base class (Chan merge), but an empty one-column side may meet a multi-output state.
-        self.moments = mo.merge_pair(self.moments, incoming["moments"])
+        # Like the base class (its reduction), but an empty one-column side may meet a multi-output state.
+        self.moments = st.merge_pair(self.moments, incoming["moments"], self._statistic)
 
-    def _result_dtype(self) -> torch.dtype:
-        if self._result_follows_float64 and mo.saw_float64(self.moments):
+    def _result_dtype(self, m: Tensor) -> torch.dtype:
+        if self._result_follows_float64 and mo.saw_float64(m):
             return torch.float64
         return self.dtype
 
     def _checked_moments(self, num_outputs: int | None, allow_flattened: bool) -> Tensor:
         """The state, after checking it fits ``num_outputs`` (a shared state may come from a laxer metric)."""
-        m = self.moments
+        m = self._lifted()
         if not allow_flattened and mo.was_flattened(m):
             raise MetricInputError(
                 f"{type(self).__name__} expects 1D or 2D inputs, but >2D inputs were accumulated"
@@ -172,6 +224,7 @@ class MeanSquaredError(_MomentMetric):
     higher_is_better = False
     plot_lower_bound = 0.0
     _result_follows_float64 = False
+    _smallest_statistic = st.SSE
 
     sum_squared_error = _view(mo.sum_squared_error, "``sum (preds - target)^2`` per output (torchmetrics' state)")
     total = _view(_total, "The number of observations (torchmetrics' state)", integer=True)
@@ -190,7 +243,7 @@ class MeanSquaredError(_MomentMetric):
     def compute(self) -> Tensor:
         """MSE (or RMSE) over everything seen."""
         m = self._checked_moments(self.num_outputs, allow_flattened=True)
-        return mse_from_moments(m, self.squared, self.num_outputs).to(self._result_dtype())
+        return mse_from_moments(m, self.squared, self.num_outputs).to(self._result_dtype(m))
 
 
 class NormalizedRootMeanSquaredError(_MomentMetric):
@@ -231,7 +284,7 @@ class NormalizedRootMeanSquaredError(_MomentMetric):
     def compute(self) -> Tensor:
         """NRMSE over everything seen."""
         m = self._checked_moments(self.num_outputs, allow_flattened=True)
-        return nrmse_from_moments(m, self.normalization, self.num_outputs).to(self._result_dtype())
+        return nrmse_from_moments(m, self.normalization, self.num_outputs).to(self._result_dtype(m))
 
 
 class R2Score(_MomentMetric):
@@ -247,6 +300,7 @@ class R2Score(_MomentMetric):
     is_differentiable = True
     higher_is_better = True
     plot_upper_bound = 1.0
+    _smallest_statistic = st.R2
 
     sum_squared_error = _view(_sum_of_squares(mo.Y), "``sum target^2`` (torchmetrics' state)", squeeze=True)
     sum_error = _view(_sum(mo.Y), "``sum target`` (torchmetrics' state)", squeeze=True)
@@ -267,7 +321,7 @@ class R2Score(_MomentMetric):
     def compute(self) -> Tensor:
         """R2 over everything seen."""
         m = self._checked_moments(None, allow_flattened=False)
-        return r2_from_moments(m, self.adjusted, self.multioutput).to(self._result_dtype())
+        return r2_from_moments(m, self.adjusted, self.multioutput).to(self._result_dtype(m))
 
 
 class ExplainedVariance(_MomentMetric):
@@ -283,6 +337,7 @@ class ExplainedVariance(_MomentMetric):
     is_differentiable = True
     higher_is_better = True
     plot_upper_bound = 1.0
+    _smallest_statistic = st.TARGET_RESIDUAL
 
     sum_error = _view(_sum(mo.E), "``sum (target - preds)`` (torchmetrics' state)", squeeze=True)
     sum_squared_error = _view(mo.sum_squared_error, "``sum (target - preds)^2`` (torchmetrics' state)", squeeze=True)
@@ -306,7 +361,7 @@ class ExplainedVariance(_MomentMetric):
     def compute(self) -> Tensor:
         """Explained variance over everything seen."""
         m = self._checked_moments(None, allow_flattened=False)
-        return explained_variance_from_moments(m, self.multioutput).to(self._result_dtype())
+        return explained_variance_from_moments(m, self.multioutput).to(self._result_dtype(m))
 
 
 class RelativeSquaredError(_MomentMetric):
@@ -322,6 +377,7 @@ class RelativeSquaredError(_MomentMetric):
     is_differentiable = True
     higher_is_better = False
     _result_follows_float64 = False
+    _smallest_statistic = st.R2
 
     sum_squared_error = _view(_sum_of_squares(mo.Y), "``sum target^2`` per output (torchmetrics' state)")
     sum_error = _view(_sum(mo.Y), "``sum target`` per output (torchmetrics' state)")
@@ -343,7 +399,7 @@ class RelativeSquaredError(_MomentMetric):
     def compute(self) -> Tensor:
         """RSE over everything seen."""
         m = self._checked_moments(self.num_outputs, allow_flattened=False)
-        dtype = self._result_dtype()
+        dtype = self._result_dtype(m)
         return rse_from_moments(m, self.squared, torch.finfo(dtype).eps).to(dtype)
 
 
@@ -388,7 +444,7 @@ class PearsonCorrCoef(_MomentMetric):
     def compute(self) -> Tensor:
         """Pearson's r over everything seen."""
         m = self._checked_moments(self.num_outputs, allow_flattened=False)
-        dtype = self._result_dtype()
+        dtype = self._result_dtype(m)
         return pearson_from_moments(m, dtype).to(dtype)
 
 
@@ -407,7 +463,7 @@ class ConcordanceCorrCoef(PearsonCorrCoef):
     def compute(self) -> Tensor:
         """Concordance over everything seen."""
         m = self._checked_moments(self.num_outputs, allow_flattened=False)
-        dtype = self._result_dtype()
+        dtype = self._result_dtype(m)
         return concordance_from_moments(m, dtype).to(dtype)
 
 

@@ -85,7 +85,7 @@ def test_states_keep_their_dtypes(runs: dict[str, Any], precision: str) -> None:
     for door in (callback.engine.store["val_metrics"], model.stage_metrics["val_metrics"]):
         native = door.native
         assert native["count_acc"].correct.dtype == torch.int64
-        assert native["acc"].confmat.dtype == torch.int64
+        assert native["acc"].correct.dtype == torch.int64
         assert native["pearson"].moments.dtype == torch.float64
         assert native["mse"].moments.dtype == torch.float64
         assert native["loss"].total.dtype == torch.float64

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from lightning_metrics import Metric
+from lightning_metrics import Metric, MetricCollection
 from lightning_metrics import classification as cls
 from lightning_metrics import regression as reg
 from tests.reliability._registry import ENTRIES, assert_close, batches
@@ -55,12 +55,18 @@ def test_confusion_matrix_counts_past_int32() -> None:
 
 
 def test_accuracy_from_counts_past_int32() -> None:
-    metric = cls.MulticlassAccuracy(num_classes=3, average="micro")
-    metric.confmat = torch.tensor([[BIG, BIG, 0], [0, BIG, 0], [0, 0, BIG]])
-    metric._update_count = 1
+    metric = cls.MulticlassAccuracy(num_classes=3, average="micro")  # alone: right labels and labels
+    metric.correct, metric.total = torch.tensor(3 * BIG), torch.tensor(4 * BIG)
+    metric._update_count = 2
     metric.update(torch.tensor([0, 1]), torch.tensor([0, 1]))
     expected = (3 * BIG + 2) / (4 * BIG + 2)
     assert metric.compute().item() == pytest.approx(expected, rel=1e-6)
+    recall = cls.MulticlassRecall(num_classes=3, average="micro")
+    shared = MetricCollection({"r": recall, "m": cls.MulticlassConfusionMatrix(3)})  # one confusion matrix
+    shared["m"].confmat = torch.tensor([[BIG, BIG, 0], [0, BIG, 0], [0, 0, BIG]])
+    shared["m"]._update_count = 1
+    shared.update(torch.tensor([0, 1]), torch.tensor([0, 1]))
+    assert shared.compute()["r"].item() == pytest.approx(expected, rel=1e-6)
 
 
 def test_binary_counts_past_int32() -> None:

@@ -223,11 +223,12 @@ class CountSpec:
             return self._exact(ok.reshape(n, math.prod(ok.shape[1:])).all(dim=1, keepdim=True))
         if self.kind == "labels":  # right labels and labels, ignored positions in neither
             ok = pred == target if valid is None else (pred == target) & valid
-            counted = torch.ones_like(ok) if valid is None else valid
             if self.samplewise:
+                counted = torch.ones_like(ok) if valid is None else valid
                 per_sample = (n, math.prod(ok.shape[1:]))
                 return {"matches": torch.stack([ok.reshape(per_sample).sum(1), counted.reshape(per_sample).sum(1)], 1)}
-            return {"correct": ok.sum(), "total": counted.sum()}
+            total = ok.new_full((), ok.numel(), dtype=_LONG) if valid is None else valid.sum()
+            return {"correct": ok.sum(), "total": total}
         groups = n if self.samplewise else 1
         flat = (n, math.prod(target.shape[1:])) if self.samplewise else (1, target.numel())
         valid = None if valid is None else valid.reshape(flat)
@@ -264,7 +265,7 @@ class CountSpec:
     def counts(self, states: dict[str, Tensor]) -> Counts:
         if self.kind == "confmat":  # the metrics of a compute group share it within a collection compute
             return derived("counts_from_confmat", states["confmat"], Counts.from_confmat)
-        return Counts.from_ovr(states["counts"])
+        return derived("counts_from_ovr", states["counts"], Counts.from_ovr)
 
     def confmat(self, states: dict[str, Tensor]) -> Tensor:
         """``(C, C)``, binary ``(2, 2)`` or multilabel ``(L, 2, 2)`` confusion matrix."""

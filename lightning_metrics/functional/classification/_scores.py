@@ -233,7 +233,8 @@ def normalize_scores(scores: Tensor, kind: Optional[str], valid: Optional[Tensor
     if not kind or scores.numel() == 0:
         return scores
     transform = torch.sigmoid if kind == "sigmoid" else (lambda x: x.softmax(dim=1))
-    if CPU_HOST_BRANCH and scores.device.type == "cpu":
+    # (a compiled update keeps the branch-free form: a host read would be a data-dependent guard)
+    if CPU_HOST_BRANCH and scores.device.type == "cpu" and not torch.compiler.is_compiling():
         if valid is None:  # one pass: min and max
             low, high = torch.aminmax(scores)
             inside = bool(low >= 0) and bool(high <= 1)

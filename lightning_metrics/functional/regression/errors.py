@@ -21,6 +21,7 @@ from lightning_metrics.functional.regression._checks import (
     check_num_outputs_arg,
     check_same_shape,
 )
+from lightning_metrics.functional.regression._statistics import difference
 from lightning_metrics.functional.regression.moment_measures import result_dtype
 from lightning_metrics.utilities.exceptions import MetricArgumentError, MetricInputError
 
@@ -35,10 +36,10 @@ def mean_absolute_error_sums(preds: Tensor, target: Tensor, num_outputs: int = 1
     """Per-output ``sum |preds - target|`` and the number of observations."""
     check_same_shape(preds, target)
     check_columns(preds, num_outputs, strict_single=False)
-    p, t = _f64(preds, target)
+    diff = difference(target, preds)
     if num_outputs == 1:
-        p, t = p.reshape(-1), t.reshape(-1)
-    return (p - t).abs().sum(dim=0), t.shape[0]
+        diff = diff.reshape(-1)
+    return diff.abs().sum(dim=0, dtype=torch.float64), diff.shape[0]
 
 
 def mean_absolute_error(preds: Tensor, target: Tensor, num_outputs: int = 1) -> Tensor:

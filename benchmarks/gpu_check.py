@@ -1,0 +1,236 @@
+"""The accelerator check of issue 22, ready to run on a CUDA machine (well under 4 minutes); writes a JSON.
+
+1. Every public metric of the test registry (``tests/reliability/_registry.py``), built with
+   ``validate_args=False`` (and ``nan_strategy="disable"``), updates on the GPU under
+   ``torch.cuda.set_sync_debug_mode("error")``: an update that syncs with the host raises. Its value
+   after two batches must equal the CPU metric's on the same batches.
+2. The 8-metric multiclass collection's ``update`` is captured in a CUDA graph and replayed; the replayed
+   states must equal eager updates.
+3. The 8-metric collection update, ours against torchmetrics, timed with CUDA events (median of
+   interleaved repeats), C in {10, 1000}, B=4096.
+
+Without a CUDA device it prints why and exits 0, writing ``{"skipped": ...}``.
+
+Run: ``PYTHONPATH=$PWD python benchmarks/gpu_check.py [OUT.json] [--repeats 50]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import statistics
+import sys
+import time
+import traceback
+import warnings
+from typing import Any, Callable
+
+import torch
+
+import lightning_metrics as lm
+
+def _unchecked(entry: Any) -> Any:
+    from tests.reliability._registry import Entry
+
+    public = getattr(getattr(lm, entry.package), entry.name)
+    params = inspect.signature(public.__new__ if "__new__" in public.__dict__ else public.__init__).parameters
+    kwargs = dict(entry.kwargs)
+    if "validate_args" in params:
+        kwargs["validate_args"] = False
+    if "nan_strategy" in params:
+        kwargs["nan_strategy"] = "disable"
+    return Entry(entry.key, entry.package, entry.name, entry.kind, kwargs)
+
+
+def _to(value: Any, device: torch.device) -> Any:
+    if isinstance(value, torch.Tensor):
+        return value.to(device)
+    if isinstance(value, dict):
+        return {k: _to(v, device) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to(v, device) for v in value)
+    return value
+
+
+def no_sync_updates(device: torch.device, deadline: float) -> dict[str, Any]:
+    """Check 1: every registry entry, no host sync in update, GPU value equal to the CPU value."""
+    # ALWAYS_CHECKED: classes whose update reads the host by design; TEXT_KINDS: strings tokenised on the host
+    from tests.reliability._registry import ENTRIES, TEXT_KINDS, assert_close, batches
+    from tests.reliability.test_bad_input import ALWAYS_CHECKED
+
+    results: dict[str, Any] = {}
+    for key in sorted(ENTRIES):
+        if time.monotonic() > deadline:
+            results[key] = "not run: time budget spent"
+            continue
+        entry = ENTRIES[key]
+        if entry.name in ALWAYS_CHECKED or entry.kind in TEXT_KINDS or entry.package == "wrappers":
+            results[key] = "skipped: " + ALWAYS_CHECKED.get(entry.name, "host-side inputs or a wrapper")
+            continue
+        try:
+            entry = _unchecked(entry)
+            data = batches(entry.kind, (6, 5), seed=0)
+            cpu, gpu = entry.build(), entry.build().to(device)
+            for batch in data:
+                cpu.update(*batch)
+            gpu_data = [_to(b, device) for b in data]
+            torch.cuda.synchronize()
+            torch.cuda.set_sync_debug_mode("error")
+            try:
+                for batch in gpu_data:
+                    gpu.update(*batch)
+            finally:
+                torch.cuda.set_sync_debug_mode("default")
+            assert_close(_to(gpu.compute(), torch.device("cpu")), cpu.compute(), rtol=1e-5, atol=1e-6, path=key)
+            results[key] = "ok"
+        except Exception as err:  # noqa: BLE001 - every failure is a finding of the report
+            results[key] = f"FAIL: {type(err).__name__}: {str(err).splitlines()[0][:300] if str(err) else ''}"
+    return results
+
+
+def eight(module: Any, num_classes: int) -> dict:
+    kw = {"num_classes": num_classes, "validate_args": False}
+    return {
+        "acc": module.MulticlassAccuracy(**kw),
+        "precision": module.MulticlassPrecision(**kw),
+        "recall": module.MulticlassRecall(**kw),
+        "f1": module.MulticlassF1Score(**kw),
+        "mcc": module.MulticlassMatthewsCorrCoef(**kw),
+        "jaccard": module.MulticlassJaccardIndex(**kw),
+        "kappa": module.MulticlassCohenKappa(**kw),
+        "confmat": module.MulticlassConfusionMatrix(**kw),
+    }
+
+
+def cuda_graph_replay(device: torch.device, num_classes: int = 10, batch: int = 4096, steps: int = 5) -> dict:
+    """Check 2: capture the collection's update in a CUDA graph, replay it, compare with eager updates."""
+    import lightning_metrics.classification as lmc
+
+    g = torch.Generator(device="cpu").manual_seed(0)
+    inputs = [
+        (torch.randn(batch, num_classes, generator=g).to(device), torch.randint(0, num_classes, (batch,), generator=g).to(device))
+        for _ in range(steps)
+    ]
+    graphed = lm.MetricCollection(eight(lmc, num_classes)).to(device)
+    eager = lm.MetricCollection(eight(lmc, num_classes)).to(device)
+    static_preds, static_target = inputs[0][0].clone(), inputs[0][1].clone()
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # warm up (allocations) outside the capture, then start from zero
+        graphed.update(static_preds, static_target)
+    torch.cuda.current_stream().wait_stream(side)
+    graphed.reset()  # fresh states, which the capture records (a capture records kernels, it runs none)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        graphed.update(static_preds, static_target)  # count states are added to in place: replays accumulate
+    for preds, target in inputs:
+        static_preds.copy_(preds)
+        static_target.copy_(target)
+        graph.replay()
+        eager.update(preds, target)
+    torch.cuda.synchronize()
+    states = {}
+    for name in eager.keys(keep_base=True):
+        for state, value in eager[name].metric_state.items():
+            replayed = graphed[name].metric_state[state]
+            states[f"{name}.{state}"] = bool(torch.equal(replayed, value))
+    return {"num_classes": num_classes, "batch": batch, "steps": steps, "states_equal": states,
+            "ok": all(states.values())}
+
+
+def _cuda_time(fn: Callable[[], None], repeats: int) -> list[float]:
+    times = []
+    for _ in range(repeats):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e3)  # microseconds
+    return times
+
+
+def collection_timing(device: torch.device, repeats: int) -> list[dict]:
+    """Check 3: the 8-metric collection update, ours against torchmetrics (CUDA events, interleaved)."""
+    import lightning_metrics.classification as lmc
+
+    try:
+        import torchmetrics
+        import torchmetrics.classification as tmc
+    except ImportError:
+        return [{"skipped": "torchmetrics is not installed"}]
+    rows = []
+    for num_classes in (10, 1000):
+        g = torch.Generator(device="cpu").manual_seed(0)
+        logits = torch.randn(4096, num_classes, generator=g).to(device)
+        target = torch.randint(0, num_classes, (4096,), generator=g).to(device)
+        state = torch.zeros(num_classes * num_classes, dtype=torch.long, device=device)
+        ours = lm.MetricCollection(eight(lmc, num_classes)).to(device)
+        theirs = torchmetrics.MetricCollection(eight(tmc, num_classes), compute_groups=True).to(device)
+
+        def roofline() -> None:
+            codes = target * num_classes + logits.argmax(1)
+            state.index_put_((codes,), torch.ones_like(codes), accumulate=True)
+
+        candidates = {"ours": lambda: ours.update(logits, target), "torchmetrics": lambda: theirs.update(logits, target),
+                      "roofline": roofline}
+        for fn in candidates.values():
+            for _ in range(5):
+                fn()
+        times: dict[str, list[float]] = {k: [] for k in candidates}
+        for _ in range(repeats):
+            for name, fn in candidates.items():
+                times[name] += _cuda_time(fn, 1)
+        medians = {k: statistics.median(v) for k, v in times.items()}
+        rows.append({"num_classes": num_classes, "batch": 4096, "median_us": medians,
+                     "ours_over_torchmetrics": medians["ours"] / medians["torchmetrics"],
+                     "ours_over_roofline": medians["ours"] / medians["roofline"]})
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", nargs="?", help="where to write the JSON of the results (default: print it only)")
+    parser.add_argument("--repeats", type=int, default=50)
+    parser.add_argument("--budget-s", type=float, default=150.0, help="time for the per-metric check")
+    args = parser.parse_args()
+    if not torch.cuda.is_available():
+        message = "no CUDA device: the GPU check was not run (nothing failed)"
+        print(message)
+        _write(args.out, {"skipped": message, "torch": torch.__version__})
+        return 0
+    warnings.filterwarnings("ignore")
+    device = torch.device("cuda")
+    report: dict[str, Any] = {"torch": torch.__version__, "device": torch.cuda.get_device_name(device)}
+    started = time.monotonic()
+    for name, check in (
+        ("no_sync_updates", lambda: no_sync_updates(device, started + args.budget_s)),
+        ("cuda_graph_replay", lambda: cuda_graph_replay(device)),
+        ("collection_update_timing", lambda: collection_timing(device, args.repeats)),
+    ):
+        try:
+            report[name] = check()
+        except Exception:  # noqa: BLE001 - reported, the other checks still run
+            report[name] = {"error": traceback.format_exc()}
+        print(f"{name}: done after {time.monotonic() - started:.0f} s", flush=True)
+    updates = report.get("no_sync_updates", {})
+    if isinstance(updates, dict):
+        failed = {k: v for k, v in updates.items() if str(v).startswith("FAIL")}
+        report["summary"] = {"metrics_ok": sum(v == "ok" for v in updates.values()), "metrics_failed": failed}
+        print(json.dumps(report["summary"], indent=2))
+    print(json.dumps(report.get("collection_update_timing"), indent=2))
+    _write(args.out, report)
+    return 0
+
+
+def _write(path: str | None, report: dict) -> None:
+    if path is None:
+        return
+    with open(path, "w") as f:
+        json.dump(report, f, indent=2, default=str)
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

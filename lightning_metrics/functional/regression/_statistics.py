@@ -1,0 +1,238 @@
+"""The lattice of regression statistics: each moment metric alone keeps the smallest one its value needs.
+
+Four levels, each covering the ones below it (a :class:`~lightning_metrics.MetricCollection` widens its
+members to the largest level among them, so they share one state and one update):
+
+- ``SSE`` (MSE alone): count and ``sum e^2``;
+- ``R2`` (R2 and RSE alone): count, the float64 and flattened counts, a shift ``K_y``, the sums of
+  ``y - K_y`` and of its square, and ``sum e^2``;
+- ``TARGET_RESIDUAL`` (explained variance alone): as ``R2``, with the residual summed around a shift
+  ``K_e`` too;
+- ``MOMENTS`` (NRMSE, Pearson, concordance, and any collection that has one of them): the Chan moments
+  of (x, y, e) of :mod:`._moments`.
+
+(``x = preds``, ``y = target``, ``e = target - preds``.) The sums are additive, so an update is a handful
+of kernels. They stay accurate at any offset: ``sum e^2`` adds non-negative terms, and ``y`` is summed
+around a shift ``K_y`` that is one of its own observations (the first one seen), so that
+``|mean - K_y| <= sqrt(n - 1) * std`` (Samuelson) bounds the cancellation in ``S2 - S1^2 / n`` to about
+``n * eps`` of float64, and to a few ``eps`` in practice. :func:`lift` rebuilds the moment layout from any
+level, so every measure is written once, over moments.
+
+>>> import torch
+>>> preds, target = torch.tensor([[2.5], [0.0], [2.0]]), torch.tensor([[3.0], [-0.5], [2.0]])
+>>> small = R2.update(R2.empty(1), preds, target)
+>>> big = MOMENTS.update(MOMENTS.empty(1), preds, target)
+>>> bool(torch.allclose(lift(small, R2)[:1], big[:1])), float(mo.sum_squared_error(lift(small, R2))[0])
+(True, 0.5)
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple, Optional
+
+import torch
+from torch import Tensor
+
+from lightning_metrics.functional.regression import _moments as mo
+from lightning_metrics.utilities.exceptions import MetricInputError
+
+_F64 = torch.float64
+
+# rows of the shifted-sum levels (R2, TARGET_RESIDUAL); SSE keeps rows 0 and 1 of its own. The rows an
+# update adds to come last, in the order the update stacks them.
+_COUNT, _N_F64, _N_FLAT, _KY, _KE, _S1E, _S1Y, _S2Y, _S2E = range(9)
+_SUM_ROWS = 9
+
+
+class Statistic(NamedTuple):
+    """One level of the lattice: how its state is made, updated, merged and read as moments."""
+
+    level: int
+    name: str
+    empty: Callable[..., Tensor]  # (num_columns, device=None) -> state
+    # (state, preds (N, d), target (N, d), flattened=False, fresh=True) -> state; ``fresh=False`` promises
+    # that the state holds data (its shifts are chosen), which skips choosing them again
+    update: Callable[..., Tensor]
+    merge: Callable[[Tensor], Tensor]  # stacked states (k, R, d) -> state: the dist_reduce_fx
+
+
+_HEADS: dict = {}  # (values, device) -> constant increment rows: batches usually have one size
+
+
+def _head(values: tuple, device: torch.device) -> Tensor:
+    key = (values, device)
+    head = _HEADS.get(key)
+    if head is None:
+        if len(_HEADS) > 64:
+            _HEADS.clear()
+        head = _HEADS[key] = torch.tensor(values, dtype=_F64, device=device).unsqueeze(1)
+    return head
+
+
+def _check_width(state: Tensor, d: int, empty: Callable[..., Tensor]) -> Tensor:
+    """The state widened to ``d`` columns when it is an empty single column, else an error (rare path)."""
+    if state.shape[1] == 1 and not bool(state[_COUNT].any()):
+        return empty(d, device=state.device)
+    raise MetricInputError(
+        f"Expected inputs with {state.shape[1]} output column(s) as in earlier batches, got {d} (from `preds`)"
+    )
+
+
+def difference(target: Tensor, preds: Tensor) -> Tensor:
+    """``target - preds`` in the inputs' dtype when that is float32 or float64 (exact for close values by
+    Sterbenz' lemma, else within half an ulp of itself), in float64 for others (no half-precision rounding,
+    no integer wrap-around)."""
+    if target.dtype in _WIDE and preds.dtype in _WIDE:
+        return target - preds
+    return target.to(_F64) - preds.to(_F64)
+
+
+_WIDE = (torch.float32, torch.float64)
+
+
+def _square_sum(v: Tensor, keepdim: bool = False) -> Tensor:
+    # squares in the input dtype (half an ulp off each, no cancellation: they are all non-negative), summed
+    # in float64
+    return torch.square(v).sum(dim=0, keepdim=keepdim, dtype=_F64)
+
+
+# ------------------------------------------------------------------ SSE: count and sum of squared errors
+def _empty_sse(num_columns: int = 1, device: Optional[torch.device] = None) -> Tensor:
+    return torch.zeros(2, num_columns, dtype=_F64, device=device)
+
+
+def _update_sse(state: Tensor, preds: Tensor, target: Tensor, flattened: bool = False, fresh: bool = True) -> Tensor:
+    n, d = preds.shape
+    if n == 0:
+        return state
+    if state.shape[1] != d:
+        state = _check_width(state, d, _empty_sse)
+    sse = _square_sum(difference(target, preds), keepdim=True)
+    return state + torch.cat([_head((n,), state.device).expand(1, d), sse])
+
+
+def _merge_sse(stacked: Tensor) -> Tensor:
+    return stacked.to(_F64).sum(dim=0)
+
+
+# ------------------------------------------------------------------ R2 / TARGET_RESIDUAL: shifted sums
+def _empty_sums(num_columns: int = 1, device: Optional[torch.device] = None) -> Tensor:
+    return torch.zeros(_SUM_ROWS, num_columns, dtype=_F64, device=device)
+
+
+def _rebase(state: Tensor, k_row: int, s1_row: int, s2_row: int, shift: Tensor) -> None:
+    """Re-express (in place) the sums of ``state`` around ``shift`` instead of its stored shift."""
+    delta = state[k_row] - shift
+    n, s1 = state[_COUNT], state[s1_row].clone()
+    state[s1_row] = s1 + n * delta
+    state[s2_row] = state[s2_row] + 2 * delta * s1 + n * delta**2
+    state[k_row] = shift
+
+
+def _shifted_update(
+    state: Tensor, preds: Tensor, target: Tensor, flattened: bool, fresh: bool, shift_residual: bool
+) -> Tensor:
+    n, d = preds.shape
+    if n == 0:
+        return state
+    if state.shape[1] != d:
+        state = _check_width(state, d, _empty_sums)
+    if fresh:
+        # the shifts become observations of this batch (the sums, if any, are re-expressed around them):
+        # a shift inside the data keeps ``S2 - S1^2 / n`` free of cancellation
+        state = state.clone()
+        _rebase(state, _KY, _S1Y, _S2Y, target[0].to(_F64))
+        if shift_residual:
+            _rebase(state, _KE, _S1E, _S2E, target[0].to(_F64) - preds[0])
+    dy = target - state[_KY]  # float64: the shift is a float64 tensor with a dimension
+    sums = [dy.sum(dim=0, keepdim=True), torch.linalg.vecdot(dy, dy, dim=0).unsqueeze(0)]
+    flags = (n, n if (preds.dtype == _F64 or target.dtype == _F64) else 0, n if flattened else 0, 0, 0)
+    if shift_residual:
+        # in float64 throughout: the residual may sit far from zero too (biased predictions)
+        de = dy - (preds - (state[_KY] - state[_KE]))
+        sums = [de.sum(dim=0, keepdim=True), *sums, torch.linalg.vecdot(de, de, dim=0).unsqueeze(0)]
+    else:
+        sums.append(_square_sum(difference(target, preds), keepdim=True))
+        flags = flags + (0,)  # S1E stays zero: the residual is not shifted
+    return state + torch.cat([_head(flags, state.device).expand(-1, d), *sums])
+
+
+def _update_target_sums(
+    state: Tensor, preds: Tensor, target: Tensor, flattened: bool = False, fresh: bool = True
+) -> Tensor:
+    return _shifted_update(state, preds, target, flattened, fresh, shift_residual=False)
+
+
+def _update_target_residual_sums(
+    state: Tensor, preds: Tensor, target: Tensor, flattened: bool = False, fresh: bool = True
+) -> Tensor:
+    return _shifted_update(state, preds, target, flattened, fresh, shift_residual=True)
+
+
+def _merge_sums(stacked: Tensor) -> Tensor:
+    """Rebase every side onto one shared shift (the first side with data, a data point), then add."""
+    stacked = stacked.to(_F64)
+    counts = stacked[:, _COUNT]  # (k, d)
+    first = (counts > 0).to(torch.int8).argmax(dim=0, keepdim=True)  # (1, d); 0 when nothing was seen
+    out = stacked.sum(dim=0)
+    for k_row, s1_row, s2_row in ((_KY, _S1Y, _S2Y), (_KE, _S1E, _S2E)):
+        shifts = stacked[:, k_row]
+        shift = shifts.gather(0, first)  # (1, d)
+        delta = shifts - shift  # (k, d): each side's shift relative to the shared one
+        s1 = stacked[:, s1_row]
+        out[s1_row] = (s1 + counts * delta).sum(dim=0)
+        out[s2_row] = (stacked[:, s2_row] + 2 * delta * s1 + counts * delta**2).sum(dim=0)
+        out[k_row] = shift[0]
+    return out
+
+
+def lift(state: Tensor, statistic: Statistic) -> Tensor:
+    """The state as a moment tensor (:mod:`._moments` layout), for the measures and torchmetrics' views.
+
+    Rows a level does not keep are left as in empty moments (zero, or the infinite extremes).
+    """
+    if statistic.level == MOMENTS.level:
+        return state
+    d = state.shape[1]
+    m = mo.empty_moments(d, device=state.device)
+    n = state[_COUNT]
+    m[mo._COUNT] = n
+    if statistic.level == SSE.level:
+        m[mo._COMOMENTS.start + mo.E * 3 + mo.E] = state[1]  # mean_e = 0, so M2_e carries the whole sum
+        return m
+    safe_n = torch.where(n > 0, n, torch.ones_like(n))
+    for var, k_row, s1_row, s2_row in ((mo.Y, _KY, _S1Y, _S2Y), (mo.E, _KE, _S1E, _S2E)):
+        s1 = state[s1_row]
+        m[mo._MEANS.start + var] = torch.where(n > 0, state[k_row] + s1 / safe_n, torch.zeros_like(n))
+        m[mo._COMOMENTS.start + var * 3 + var] = state[s2_row] - s1 * s1 / safe_n
+    m[mo._SAW_FLOAT64] = (state[_N_F64] > 0).to(_F64)
+    m[mo._FLATTENED] = (state[_N_FLAT] > 0).to(_F64)
+    return m
+
+
+SSE = Statistic(0, "sse", _empty_sse, _update_sse, _merge_sse)
+R2 = Statistic(1, "target_sums", _empty_sums, _update_target_sums, _merge_sums)
+TARGET_RESIDUAL = Statistic(2, "target_residual_sums", _empty_sums, _update_target_residual_sums, _merge_sums)
+def _update_moments(state: Tensor, preds: Tensor, target: Tensor, flattened: bool = False, fresh: bool = True) -> Tensor:
+    return mo.update_moments(state, preds, target, flattened)
+
+
+MOMENTS = Statistic(3, "moments", mo.empty_moments, _update_moments, mo.merge_moments)
+LEVELS = (SSE, R2, TARGET_RESIDUAL, MOMENTS)
+
+
+def merge_pair(current: Tensor, incoming: Tensor, statistic: Statistic) -> Tensor:
+    """Merge two states of one level; an empty single-column side widens to the other's column count."""
+    if statistic.level == MOMENTS.level:
+        return mo.merge_pair(current, incoming)
+    if current.shape != incoming.shape:
+        if current.shape[1] == 1 and not bool(current[_COUNT].any()):
+            current = statistic.empty(incoming.shape[1], device=current.device)
+        elif incoming.shape[1] == 1 and not bool(incoming[_COUNT].any()):
+            incoming = statistic.empty(current.shape[1], device=current.device)
+        else:
+            raise MetricInputError(
+                f"Expected inputs with {current.shape[1]} output column(s) as in earlier batches,"
+                f" got {incoming.shape[1]} (from `preds`)"
+            )
+    return statistic.merge(torch.stack([current, incoming]))

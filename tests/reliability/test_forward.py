@@ -1,0 +1,59 @@
+"""``forward`` returns the value of the batch alone: for every public class (the registry), the value a fresh
+metric computes on that batch, and the accumulated state afterwards equals updates of every batch. The
+same holds for the members of a collection that share one statistic."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import torch
+
+from lightning_metrics import MetricCollection
+from tests.reliability._registry import ENTRIES, assert_close, batches
+
+# the batch value of these is not a fresh metric's value by definition
+NOT_A_FRESH_VALUE = {
+    "BootStrapper": "resamples each batch at random",
+    "MetricTracker": "forward is the tracked metric's, of the current increment",
+    "MinMaxMetric": "its min and max run over the values of every compute, as in torchmetrics",
+    "MultitaskWrapper": "forward returns a dict of the tasks' batch values (checked through its members)",
+}
+
+
+def _quiet(fn, *args):  # noqa: ANN001, ANN202
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args)
+
+
+@pytest.mark.parametrize("key", sorted(ENTRIES))
+def test_forward_is_the_value_of_the_batch_alone(key: str) -> None:
+    entry = ENTRIES[key]
+    if entry.name in NOT_A_FRESH_VALUE:
+        pytest.skip(NOT_A_FRESH_VALUE[entry.name])
+    first, second = batches(entry.kind, (6, 5), seed=3)
+    metric, fresh, whole = entry.build(), entry.build(), entry.build()
+    _quiet(metric, *first)
+    got = _quiet(metric, *second)
+    _quiet(fresh.update, *second)
+    assert_close(got, _quiet(fresh.compute), rtol=1e-5, atol=1e-6, path=f"{key} forward")
+    _quiet(whole.update, *first)
+    _quiet(whole.update, *second)
+    assert_close(_quiet(metric.compute), _quiet(whole.compute), rtol=1e-5, atol=1e-6, path=f"{key} accumulated")
+
+
+@pytest.mark.parametrize("package", ["classification", "regression"])
+def test_collection_forward_is_the_value_of_the_batch_alone(package: str) -> None:
+    """All multiclass (or all regression) entries in one collection: shared statistics, one forward."""
+    kind = "multiclass" if package == "classification" else "real"
+    keys = sorted(k for k, e in ENTRIES.items() if e.package == package and e.kind == kind)
+    collection = MetricCollection({k: ENTRIES[k].build() for k in keys})
+    assert len(collection.compute_groups) < len(keys)  # some share
+    first, second = batches(kind, (6, 5), seed=4)
+    _quiet(collection, *first)
+    got = _quiet(collection, *second)
+    for key in keys:
+        fresh = ENTRIES[key].build()
+        _quiet(fresh.update, *second)
+        assert_close(got[key], _quiet(fresh.compute), rtol=1e-5, atol=1e-6, path=f"{key} forward in a collection")
