@@ -40,6 +40,15 @@ class PreparedUpdates:
     ) -> list[Any]:
         """``forward`` of a prepared batch: every member's value from the batch's states, then the commit
         adds the batch to the accumulated states (no fresh default states, no merge copies)."""
+        direct = [member._batch_value_fn() for member in members]
+        if all(fn is not None for fn in direct):
+            # every member reads its value straight off the batch's states: nothing to swap in and out
+            values = [fn(batch) for fn in direct]
+            commit()
+            for member, value in zip(members, values):
+                member._share_states_of(self)
+                member._forward_cache = value
+            return values
         attrs = self.__dict__
         count, accumulated = attrs["_update_count"], self.metric_state
         values = []
@@ -60,6 +69,12 @@ class PreparedUpdates:
             member._share_states_of(self)
             member._forward_cache = value
         return values
+
+    def _batch_value_fn(self) -> Optional[Callable[[dict[str, State]], Any]]:
+        """A function of a batch's states (as :meth:`_prepared_batch` gives them) to this metric's batch value,
+        the same as ``compute`` would return in ``forward`` on those states; ``None`` when this metric has
+        none (the default: ``forward`` swaps the batch's states in and calls ``compute``)."""
+        return None
 
     def _committer(self: "Metric", assign: Callable[[], None]) -> Callable[[], None]:
         """The commit of a prepared update: ``assign`` the states, and count the update as ``update`` does."""

@@ -14,6 +14,7 @@ from typing import Any, Hashable, Optional
 from torch import Tensor
 
 from lightning_metrics import _plot_methods
+from lightning_metrics._states import _finished
 from lightning_metrics.functional.classification._core import (
     _MICRO_WITHOUT_CLASSES,
     Reduction,
@@ -151,11 +152,22 @@ class CountingMetric(Metric):
             else:
                 state.add_(value)
 
+    def _batch_value_fn(self) -> Any:
+        attrs = self.__dict__
+        if type(self).compute is not CountingMetric.compute or attrs["_is_synced"] or attrs["dist_sync_on_step"]:
+            return None  # a subclass with its own compute, or a value that needs a sync
+        detach = self.is_differentiable is False
+        names = self._spec.state_names
+        return lambda batch: _finished(self._reduce({name: batch[name] for name in names}), detach)
+
     def compute(self) -> Tensor:
         """The measure of everything accumulated."""
+        return self._reduce({name: getattr(self, name) for name in self._spec.state_names})
+
+    def _reduce(self, raw: dict[str, Any]) -> Tensor:
+        """The measure of the states ``raw`` (list states not yet concatenated)."""
         states = {}
-        for name in self._spec.state_names:
-            value = getattr(self, name)
+        for name, value in raw.items():
             if isinstance(value, list):
                 value = dim_zero_cat(value) if value else self._spec.empty(name, self.device)
             elif value.numel() == 0 and isinstance(self._defaults[name], list):
