@@ -25,6 +25,8 @@ from typing import Callable, NamedTuple, Optional
 import torch
 from torch import Tensor
 
+from lightning_metrics.utilities.memo import derived
+
 
 class Counts(NamedTuple):
     """True/false positives/negatives, one entry per class (last dim) or a scalar for binary."""
@@ -42,14 +44,26 @@ class Counts(NamedTuple):
     @classmethod
     def from_confmat(cls, confmat: Tensor) -> "Counts":
         """Per-class counts of a ``(C, C)`` confusion matrix (rows: target, columns: prediction)."""
+        rows, cols, _, total = confmat_marginals(confmat)
         tp = confmat.diagonal()
-        fp = confmat.sum(0) - tp
-        fn = confmat.sum(1) - tp
-        return cls(tp=tp, fp=fp, tn=confmat.sum() - tp - fp - fn, fn=fn)
+        fp = cols - tp
+        fn = rows - tp
+        return cls(tp=tp, fp=fp, tn=total - tp - fp - fn, fn=fn)
 
     def summed(self) -> "Counts":
         """Counts summed over the class dimension (micro averaging)."""
         return Counts(*(c.sum(-1) for c in self))
+
+
+def confmat_marginals(confmat: Tensor) -> "tuple[Tensor, Tensor, Tensor, Tensor]":
+    """Row sums (targets), column sums (predictions), trace and total of a ``(C, C)`` confusion matrix:
+    two passes over the matrix, shared by every measure read off the same matrix (``derived``)."""
+    return derived("confmat_marginals", confmat, _marginals)
+
+
+def _marginals(confmat: Tensor) -> "tuple[Tensor, Tensor, Tensor, Tensor]":
+    rows = confmat.sum(1)
+    return rows, confmat.sum(0), confmat.diagonal().sum(), rows.sum()
 
 
 def safe_divide(num: Tensor, den: Tensor, zero_division: float = 0.0) -> Tensor:
@@ -225,9 +239,11 @@ def matthews_corrcoef(confmat: Tensor) -> Tensor:
             return one
         if tp + tn == 0 and fp + fn != 0:
             return -one
-    cm = confmat.double()
-    true_per_class, pred_per_class = cm.sum(1), cm.sum(0)
-    correct, total = cm.trace(), cm.sum()
+    if confmat.is_floating_point():
+        true_per_class, pred_per_class, correct, total = _marginals(confmat.double())
+    else:  # integer sums are exact: the double marginals are those of the double matrix
+        marginals = confmat_marginals(confmat) if confmat.ndim == 2 else _marginals(confmat)
+        true_per_class, pred_per_class, correct, total = (m.double() for m in marginals)
     numerator = correct * total - (true_per_class * pred_per_class).sum()
     denominator = (total**2 - (pred_per_class**2).sum()) * (total**2 - (true_per_class**2).sum())
     if denominator != 0:
@@ -263,6 +279,13 @@ def cohen_kappa(confmat: Tensor, weights: Optional[str] = None) -> Tensor:
     >>> cohen_kappa(torch.tensor([[2, 1], [0, 3]]))
     tensor(0.6667)
     """
+    if weights not in ("linear", "quadratic"):
+        # weights 1 off the diagonal: the observed and the expected disagreement from the marginals alone
+        # (no (C, C) temporaries), in double; sum(expected) = total
+        rows, cols, trace, total = (m.double() for m in confmat_marginals(confmat))
+        observed = total - trace
+        expected_off = total - (rows * cols).sum() / total
+        return (1 - observed / expected_off).float()
     cm = confmat.float()
     num_classes = cm.shape[0]
     expected = cm.sum(1, keepdim=True) @ cm.sum(0, keepdim=True) / cm.sum()
