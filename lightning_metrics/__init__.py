@@ -13,7 +13,8 @@ tensor(2.)
 MulticlassAccuracy()
 """
 
-from lightning_metrics import _compat, _interop
+from lightning_metrics import _compat
+from lightning_metrics.integration import interop as _interop  # the torchmetrics hook; imports no Lightning
 from lightning_metrics.collection import MetricCollection  # noqa: F401 (public)
 from lightning_metrics.metric import CompositionalMetric, Metric  # noqa: F401 (public)
 
