@@ -119,11 +119,7 @@ class SpectralDistortionIndex(_PansharpeningMetric):
         return reduce(self._d_lambda(self.p), self.reduction)
 
 
-class _DictTargetMetric(_PansharpeningMetric):
-    additive_update = False  # a dict target: the Lightning engine does not join such batches
-
-
-class SpatialDistortionIndex(_DictTargetMetric):
+class SpatialDistortionIndex(_PansharpeningMetric):
     """Spatial distortion index D-s of fused ``preds``; ``target`` is a dict with ``"ms"``,
     ``"pan"`` and optionally ``"pan_lr"`` (see
     :func:`~lightning_metrics.functional.image.spatial_distortion_index`).
@@ -166,7 +162,7 @@ class SpatialDistortionIndex(_DictTargetMetric):
         return self._d_s()
 
 
-class QualityWithNoReference(_DictTargetMetric):
+class QualityWithNoReference(_PansharpeningMetric):
     """Quality with no reference ``(1 - D_lambda)^alpha (1 - D_s)^beta``; ``target`` as for
     :class:`SpatialDistortionIndex` (see
     :func:`~lightning_metrics.functional.image.quality_with_no_reference`).

@@ -30,8 +30,6 @@ NOT_ADDITIVE = {
     "MultioutputWrapper",
     "MultitaskWrapper",
     "PeakSignalNoiseRatioWithBlockedEffect",  # one blocking factor per batch, as in torchmetrics
-    "QualityWithNoReference",  # a dict target: the engine does not join such batches
-    "SpatialDistortionIndex",
     "Running",
     "RunningMean",
     "RunningSum",
