@@ -43,11 +43,11 @@ class PreparedUpdates:
         direct = [member._batch_value_fn() for member in members]
         if all(fn is not None for fn in direct):
             # every member reads its value straight off the batch's states: nothing to swap in and out
-            values = [fn(batch) for fn in direct]
+            values = self._batch_values(members, batch, direct)
             commit()
             for member, value in zip(members, values):
                 member._share_states_of(self)
-                member._forward_cache = value
+                member.__dict__["_forward_cache"] = value  # a plain attribute: no Module.__setattr__ walk
             return values
         attrs = self.__dict__
         count, accumulated = attrs["_update_count"], self.metric_state
@@ -69,6 +69,13 @@ class PreparedUpdates:
             member._share_states_of(self)
             member._forward_cache = value
         return values
+
+    def _batch_values(
+        self, members: list["Metric"], batch: dict[str, State], direct: list[Callable[[dict[str, State]], Any]]
+    ) -> list[Any]:
+        """The members' values on a batch's states, each read by its :meth:`_batch_value_fn` (``direct``); a
+        statistic whose members' values are better computed together overrides this."""
+        return [fn(batch) for fn in direct]
 
     def _batch_value_fn(self) -> Optional[Callable[[dict[str, State]], Any]]:
         """A function of a batch's states (as :meth:`_prepared_batch` gives them) to this metric's batch value,

@@ -71,15 +71,18 @@ def merge_two(kind: str, fx: Any, current: State, incoming: State) -> State:
     raise TypeError(f"Unsupported reduction {fx!r}")
 
 
-def _finished(value: Any, detach: bool) -> Any:
+def _finished(value: Any, detach: bool, owned: Callable[[Tensor], bool] = lambda t: False) -> Any:
     """A ``compute`` result as returned to the caller: every one-element tensor squeezed (as
-    torchmetrics does), every tensor a copy the caller owns, and without autograd history when
-    the metric is not differentiable (``detach``), whatever the inputs required."""
+    torchmetrics does), every tensor a copy the caller owns (but those ``owned`` says nothing else
+    holds), and without autograd history when the metric is not differentiable (``detach``),
+    whatever the inputs required."""
 
     def finish(t: Tensor) -> Tensor:
+        copy = not owned(t)
         if t.numel() == 1 and t.ndim > 0:
             t = t.squeeze()
-        return t.detach().clone() if detach else t.clone()
+        t = t.detach() if detach else t
+        return t.clone() if copy else t
 
     return _apply_tensors(value, finish)
 

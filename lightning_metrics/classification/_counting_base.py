@@ -20,8 +20,9 @@ from lightning_metrics.functional.classification._core import (
     Reduction,
     matrix_statistic,
     ratio_statistic,
+    reduce_together,
 )
-from lightning_metrics.functional.classification._counts import CountSpec
+from lightning_metrics.functional.classification._counts import Codes, CountSpec
 from lightning_metrics.metric import Metric
 from lightning_metrics.utilities import dim_zero_cat
 
@@ -130,25 +131,32 @@ class CountingMetric(Metric):
 
     def update(self, preds: Tensor, target: Tensor) -> None:
         """Add the statistic of one batch (checked first when ``validate_args``)."""
-        batch = self._spec.batch(preds, target)
-        self._add_batch(batch)  # nothing can fail past this point: states stay consistent
+        increment = self._spec.batch(preds, target, increment=True)
+        self._add_batch(increment)  # nothing can fail past this point: states stay consistent
 
-    def _prepared_batch(self, *args: Any, **kwargs: Any) -> Any:
-        if type(self).update is not CountingMetric.update or self.__dict__["_is_synced"]:
+    def _splits_update(self) -> bool:
+        return type(self).update is CountingMetric.update and not self.__dict__["_is_synced"]
+
+    def _prepared_batch(self, preds: Tensor, target: Tensor) -> Any:
+        if not self._splits_update():
             return None  # a subclass with its own update
-        batch = self._spec.batch(*args, **kwargs)
+        batch = self._spec.batch(preds, target)
         states = {n: [v] if isinstance(self._defaults[n], list) else v for n, v in batch.items()}
         return states, self._committer(lambda: self._add_batch(batch))
 
-    def _prepared_update(self, *args: Any, **kwargs: Any) -> Any:
-        prepared = self._prepared_batch(*args, **kwargs)
-        return None if prepared is None else prepared[1]
+    def _prepared_update(self, preds: Tensor, target: Tensor) -> Any:
+        if not self._splits_update():
+            return None
+        increment = self._spec.batch(preds, target, increment=True)
+        return self._committer(lambda: self._add_batch(increment))
 
-    def _add_batch(self, batch: dict[str, Tensor]) -> None:
+    def _add_batch(self, batch: dict[str, Any]) -> None:
         for name, value in batch.items():
             state = getattr(self, name)
             if isinstance(state, list):
                 state.append(value)
+            elif isinstance(value, Codes):
+                value.add_to(state)
             else:
                 state.add_(value)
 
@@ -160,12 +168,34 @@ class CountingMetric(Metric):
         names = self._spec.state_names
         return lambda batch: _finished(self._reduce({name: batch[name] for name in names}), detach)
 
+    def _batch_values(self, members: list[Metric], batch: dict[str, Any], direct: list[Any]) -> list[Any]:
+        """The count-ratio measures of a compute group's members in one pass (``reduce_together``)."""
+        spec = self._spec
+        if len(members) < 2 or not all(isinstance(m, CountingMetric) and m._spec == spec for m in members):
+            return super()._batch_values(members, batch, direct)
+        states = self._concatenated({name: batch[name] for name in spec.state_names})
+        values = reduce_together(spec, states, [m._reduction for m in members])
+        # a tensor state of the batch (the confusion matrix) is the caller's once: nothing keeps it
+        unclaimed = {id(state) for name, state in batch.items() if not isinstance(self._defaults[name], list)}
+
+        def owned(t: Tensor) -> bool:
+            if id(t) in unclaimed:
+                unclaimed.discard(id(t))
+                return True
+            return False
+
+        return [_finished(value, m.is_differentiable is False, owned) for m, value in zip(members, values)]
+
     def compute(self) -> Tensor:
         """The measure of everything accumulated."""
         return self._reduce({name: getattr(self, name) for name in self._spec.state_names})
 
     def _reduce(self, raw: dict[str, Any]) -> Tensor:
         """The measure of the states ``raw`` (list states not yet concatenated)."""
+        return self._reduction(self._spec, self._concatenated(raw))
+
+    def _concatenated(self, raw: dict[str, Any]) -> dict[str, Tensor]:
+        """The states ``raw`` with list states concatenated (empty ones as the spec's empty tensors)."""
         states = {}
         for name, value in raw.items():
             if isinstance(value, list):
@@ -173,7 +203,7 @@ class CountingMetric(Metric):
             elif value.numel() == 0 and isinstance(self._defaults[name], list):
                 value = self._spec.empty(name, self.device)  # synced with no samples anywhere: tensor([])
             states[name] = value
-        return self._reduction(self._spec, states)
+        return states
 
 
 class RatioMetric(CountingMetric):

@@ -50,7 +50,7 @@ def assert_results_equal(a: dict, b: dict) -> None:
 def test_eight_metric_collection_does_one_update_per_batch(monkeypatch: pytest.MonkeyPatch) -> None:
     calls = []
     original = CountSpec.batch
-    monkeypatch.setattr(CountSpec, "batch", lambda self, p, t: calls.append(self) or original(self, p, t))
+    monkeypatch.setattr(CountSpec, "batch", lambda self, p, t, **kw: calls.append(self) or original(self, p, t, **kw))
     collection = MetricCollection(eight_metrics(ignore_index=0))
     assert len(collection.compute_groups) == 1
     data = batches(0, [16, 9, 30], ignore_index=0)

@@ -19,10 +19,12 @@ from lightning_metrics.functional.classification._inputs import check_task
 from lightning_metrics.functional.classification._counts import CountSpec
 from lightning_metrics.functional.classification._measures import (
     MEASURES,
+    MeasureRequest,
     cohen_kappa,
     matthews_corrcoef,
     normalize_confmat,
     reduce_measure,
+    reduce_measures,
     reduce_stat_scores,
     safe_divide,
 )
@@ -76,6 +78,29 @@ class Reduction:
             beta=self.beta,
             dropped_class=dropped,
         )
+
+    def joins(self, spec: CountSpec) -> bool:
+        """Whether this reduction of ``spec``'s statistic is a count-ratio measure that :func:`reduce_together`
+        evaluates with others in one pass."""
+        if self.measure not in MEASURES or spec.kind not in ("confmat", "counts"):
+            return False
+        return self.measure != "jaccard_index" or spec.ignore_index is None or spec.task != "multiclass"
+
+
+def reduce_together(spec: CountSpec, states: dict[str, Tensor], reductions: "list[Reduction]") -> list[Tensor]:
+    """The values of several reductions of one statistic, each equal to ``reduction(spec, states)``: the
+    count-ratio measures among them in one :func:`reduce_measures` pass, the others one by one."""
+    joined = [i for i, r in enumerate(reductions) if r.joins(spec)]
+    values: list = [None] * len(reductions)
+    if len(joined) > 1:
+        average = (lambda r: "binary") if spec.task == "binary" else (lambda r: r.average)
+        requests = [MeasureRequest(r.measure, average(r), r.zero_division, r.beta) for r in map(reductions.__getitem__, joined)]
+        together = reduce_measures(
+            spec.counts(states), requests, multiclass=spec.task == "multiclass", top_k=spec.top_k
+        )
+        for i, value in zip(joined, together):
+            values[i] = value
+    return [reduction(spec, states) if value is None else value for reduction, value in zip(reductions, values)]
 
 
 def evaluate(spec: CountSpec, reduction: Reduction, preds: Tensor, target: Tensor) -> Tensor:

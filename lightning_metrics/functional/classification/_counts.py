@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 import torch
 from torch import Tensor
@@ -57,6 +57,52 @@ def histogram(codes: Tensor, size: int) -> Tensor:
 
 def _discard(codes: Tensor, valid: Optional[Tensor], bin_: int) -> Tensor:
     return codes if valid is None else torch.where(valid, codes, bin_)
+
+
+class Codes(NamedTuple):
+    """A histogram not made yet: ``codes`` in ``[0, size)`` each adding its ``weight`` (1, or 0 for an ignored
+    position) to a bin of a ``shape``-shaped state. :meth:`add_to` adds them into the state in place, one
+    scatter of the batch, however many bins the state has (a confusion matrix of C^2 bins is not
+    made and added whole); :meth:`dense` is the histogram itself.
+
+    >>> state = torch.zeros(2, 2, dtype=torch.long)
+    >>> codes = Codes(torch.tensor([0, 3, 3]), torch.tensor([1, 1, 0]), (2, 2))
+    >>> codes.add_to(state)
+    >>> state
+    tensor([[1, 0],
+            [0, 1]])
+    >>> codes.dense()
+    tensor([[1, 0],
+            [0, 1]])
+    """
+
+    codes: Tensor
+    weights: Tensor
+    shape: tuple
+
+    def add_to(self, state: Tensor) -> None:
+        weights = self.weights if self.weights.dtype == state.dtype else self.weights.to(state.dtype)
+        if not state.is_contiguous():
+            state.add_(self.dense().to(state.dtype))
+        elif state.device.type == "cpu":
+            state.view(-1).index_add_(0, self.codes, weights)
+        else:  # accumulating index_put is deterministic on accelerators (integer sums are exact anyway)
+            state.view(-1).index_put_((self.codes,), weights, accumulate=True)
+
+    def dense(self) -> Tensor:
+        out = torch.zeros(self.shape, dtype=_LONG, device=self.codes.device)
+        self.add_to(out)
+        return out
+
+
+def confmat_codes(target: Tensor, pred: Tensor, valid: Optional[Tensor], num_classes: int) -> Codes:
+    """The ``(C, C)`` confusion matrix (rows: target) of a batch as the codes ``target * C + pred``."""
+    codes = target.reshape(-1).long() * num_classes + pred.reshape(-1)
+    shape = (num_classes, num_classes)
+    if valid is None:
+        return Codes(codes, torch.ones((), dtype=_LONG, device=codes.device).expand_as(codes), shape)
+    valid = valid.reshape(-1)
+    return Codes(torch.where(valid, codes, 0), valid.long(), shape)
 
 
 def confmat_counts(target: Tensor, pred: Tensor, valid: Optional[Tensor], num_classes: int) -> Tensor:
@@ -183,18 +229,21 @@ class CountSpec:
         elif self.task == "multilabel":
             _inputs.validate_multilabel(preds, target, self.size, average, self.ignore_index)
         else:
-            _inputs.validate_multiclass(preds, target, self.size, average, self.ignore_index, self.top_k)
+            # the scores' NaN check runs on the row maxima that the labels are read from (multiclass_labels)
+            _inputs.validate_multiclass(preds, target, self.size, average, self.ignore_index, self.top_k, nan=False)
 
-    def batch(self, preds: Tensor, target: Tensor) -> dict[str, Tensor]:
-        """The statistic of one batch, as a state dict (per-sample states as tensors)."""
+    def batch(self, preds: Tensor, target: Tensor, increment: bool = False) -> dict[str, Any]:
+        """The statistic of one batch, as a state dict (per-sample states as tensors); with ``increment`` a
+        confusion matrix comes as its :class:`Codes`, to be added into the state in place (what ``update``
+        does: a scatter of the batch instead of a histogram of C^2 bins and its sum with the state)."""
         if self.validate_args:
             self.validate(preds, target)
         valid = _inputs.valid_mask(target, self.ignore_index)
         if target.is_floating_point():  # whole-number float labels (e.g. BCE targets) count as ints
             target = target.long()
         if self.task == "multiclass":
-            pred = _inputs.multiclass_labels(preds, target, self.top_k)
-            return self._multiclass_batch(target, pred, valid)
+            pred = _inputs.multiclass_labels(preds, target, self.top_k, check_nan=self.validate_args)
+            return self._multiclass_batch(target, pred, valid, increment)
         pred = _inputs.binary_labels(preds, self.threshold)
         n = target.shape[0] if target.ndim else 1
         # explicit sizes, not -1: a reshape of an empty batch cannot infer a dimension
@@ -214,8 +263,12 @@ class CountSpec:
             counts = counts[:, 0]
         return {"counts": counts if self.samplewise else counts[0]}
 
-    def _multiclass_batch(self, target: Tensor, pred: Tensor, valid: Optional[Tensor]) -> dict[str, Tensor]:
+    def _multiclass_batch(
+        self, target: Tensor, pred: Tensor, valid: Optional[Tensor], increment: bool = False
+    ) -> dict[str, Any]:
         if self.kind == "confmat":
+            if increment:
+                return {"confmat": confmat_codes(target, pred, valid, self.size)}
             return {"confmat": confmat_counts(target, pred, valid, self.size)}
         n = target.shape[0] if target.ndim else 1
         if self.kind == "exact":

@@ -95,13 +95,19 @@ def _short(values: Tensor) -> str:
     return f"{shown}{' ...' if values.numel() > 8 else ''}"
 
 
-def _check_tensors(preds: Any, target: Any) -> None:
+def _check_tensors(preds: Any, target: Any, nan: bool = True) -> None:
     for name, value in (("preds", preds), ("target", target)):
         if not isinstance(value, Tensor):
             raise TypeError(f"Argument `{name}` must be a torch.Tensor, got {type(value).__name__}")
     check_label_target(target)
-    # the sum is NaN whenever a score is: one cheap reduction clears the common case
-    if preds.is_floating_point() and bool(torch.isnan(preds.sum())) and bool(torch.isnan(preds).any()):
+    if nan and preds.is_floating_point():
+        check_no_nan(preds)
+
+
+def check_no_nan(scores: Tensor) -> None:
+    """Raise when ``scores`` hold a NaN: the sum is NaN whenever a score is (or when +inf meets -inf), so one
+    cheap reduction clears the common case."""
+    if bool(torch.isnan(scores.sum())) and bool(torch.isnan(scores).any()):
         raise MetricInputError("Argument `preds` contains NaN scores")
 
 
@@ -191,10 +197,12 @@ def validate_multiclass(
     multidim_average: str,
     ignore_index: Optional[int],
     top_k: int = 1,
+    nan: bool = True,
 ) -> None:
     """Checks for multiclass input: labels ``(N, ...)`` or scores ``(N, C, ...)``; ``num_classes``
-    may be ``None`` (any number of classes, labels only checked to be non-negative)."""
-    _check_tensors(preds, target)
+    may be ``None`` (any number of classes, labels only checked to be non-negative). ``nan=False``: the
+    caller checks the scores for NaN itself (``multiclass_labels`` does, on the row maxima)."""
+    _check_tensors(preds, target, nan or preds.ndim != target.ndim + 1)
     classes = preds.shape[1] if num_classes is None and preds.ndim == target.ndim + 1 else num_classes
     if preds.ndim == target.ndim + 1:
         if not preds.is_floating_point():
@@ -252,8 +260,8 @@ def binary_labels(preds: Tensor, threshold: float) -> Tensor:
     return preds.long()
 
 
-def multiclass_labels(preds: Tensor, target: Tensor, top_k: int = 1) -> Tensor:
-    """Predicted class per position, shaped like ``target``.
+def multiclass_labels(preds: Tensor, target: Tensor, top_k: int = 1, check_nan: bool = False) -> Tensor:
+    """Predicted class per position, shaped like ``target``; ``check_nan``: raise if a score is NaN.
 
     With ``top_k > 1`` a position counts as predicting its target class when that class is among
     the ``top_k`` highest scores, and as predicting the highest-scoring class otherwise
@@ -263,7 +271,12 @@ def multiclass_labels(preds: Tensor, target: Tensor, top_k: int = 1) -> Tensor:
         return preds.long()
     if top_k == 1:
         # the index of the first maximum (NaN counts as the maximum), as argmax; faster on CPU
-        return preds.max(dim=1).indices
+        best = preds.max(dim=1)
+        if check_nan:  # a row's maximum is NaN when one of its scores is: C times fewer values to check
+            check_no_nan(best.values)
+        return best.indices
+    if check_nan:
+        check_no_nan(preds)
     best = torch.topk(preds, k=top_k, dim=1).indices
     hit = (best == target.unsqueeze(1)).any(dim=1)
     return torch.where(hit, target.long(), best[:, 0])

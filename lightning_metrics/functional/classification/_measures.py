@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Callable, NamedTuple, Optional
+from typing import Callable, NamedTuple, Optional, Sequence
 
 import torch
 from torch import Tensor
@@ -64,6 +64,24 @@ def confmat_marginals(confmat: Tensor) -> "tuple[Tensor, Tensor, Tensor, Tensor]
 def _marginals(confmat: Tensor) -> "tuple[Tensor, Tensor, Tensor, Tensor]":
     rows = confmat.sum(1)
     return rows, confmat.sum(0), confmat.diagonal().sum(), rows.sum()
+
+
+def confmat_moments(confmat: Tensor) -> "tuple[Tensor, ...]":
+    """Total, trace and the products rows·cols, rows·rows, cols·cols of the marginals of a ``(C, C)`` confusion
+    matrix, in double: what MCC and Cohen's kappa read, derived once per matrix (``derived``). Integer sums
+    are exact, so the double moments of an integer matrix are those of the double matrix.
+
+    >>> [m.item() for m in confmat_moments(torch.tensor([[2, 1], [0, 3]]))]
+    [6.0, 5.0, 18.0, 18.0, 20.0]
+    """
+    return derived("confmat_moments", confmat, _moments)
+
+
+def _moments(confmat: Tensor) -> "tuple[Tensor, ...]":
+    rows, cols, trace, total = confmat_marginals(confmat.double() if confmat.is_floating_point() else confmat)
+    marginals = torch.stack([rows, cols]).double()
+    gram = marginals @ marginals.T  # [[rows·rows, rows·cols], [rows·cols, cols·cols]]
+    return total.double(), trace.double(), gram[0, 1], gram[0, 0], gram[1, 1]
 
 
 def safe_divide(num: Tensor, den: Tensor, zero_division: float = 0.0) -> Tensor:
@@ -190,6 +208,144 @@ def reduce_measure(
     return safe_divide(weights * scores, weights.sum(-1, keepdim=True)).sum(-1)
 
 
+class MeasureRequest(NamedTuple):
+    """One count-ratio measure asked of :func:`reduce_measures` (its :func:`reduce_measure` arguments)."""
+
+    name: str
+    average: Optional[str]
+    zero_division: float = 0.0
+    beta: float = 1.0
+
+
+def reduce_measures(
+    counts: Counts, requests: "Sequence[MeasureRequest]", *, multiclass: bool = False, top_k: int = 1
+) -> list[Tensor]:
+    """Several measures of the same counts at once, each equal to :func:`reduce_measure`'s value.
+
+    Every measure's numerator and denominator (and the class weights of its average) are linear in the
+    four counts, with coefficients that its ratio gives on unit counts. So one product of a coefficient
+    matrix with the stacked counts yields them all, for every class and for the micro sums, and the
+    division, the zero-division rule and the averaging run once over all the measures (a few kernels
+    instead of a dozen per measure: what a collection's ``forward`` pays for each batch).
+
+    >>> c = Counts(tp=torch.tensor([2, 0, 1]), fp=torch.tensor([1, 0, 0]),
+    ...            tn=torch.tensor([3, 6, 5]), fn=torch.tensor([0, 0, 1]))
+    >>> reduce_measures(c, [MeasureRequest("precision", "macro"), MeasureRequest("recall", "micro"),
+    ...                     MeasureRequest("jaccard_index", None)], multiclass=True)
+    [tensor(0.8333), tensor(0.7500), tensor([0.6667, 0.0000, 0.5000])]
+    """
+    plan = _plan(tuple(requests), multiclass, top_k, counts.tp.device)
+    stacked = torch.stack(tuple(counts))  # (4, ..., C), or (4, ...) for binary counts
+    if plan.binary:
+        stacked = stacked.unsqueeze(-1)
+    classes = stacked.shape[-1]
+    if plan.micro:
+        stacked = torch.cat([stacked, stacked.sum(-1, keepdim=True)], -1)  # the last column: micro sums
+    exact = stacked.to(plan.coefficients.dtype)
+    if exact.ndim == 2:
+        linear = (plan.coefficients @ exact).float()
+    else:
+        linear = torch.tensordot(plan.coefficients, exact, dims=1).float()
+    rows = (len(requests),) + (1,) * (stacked.ndim - 1)  # a per-measure flag against the values
+    num, den, seen = linear.unflatten(0, (3, len(requests))).unbind(0)
+    scores = torch.where(den != 0, num / den, plan.zero_division.view(rows))
+    if plan.complements:
+        scores = torch.where(plan.complement.view(rows), 1 - scores, scores)
+    if plan.weighted:
+        per_class, seen = scores[..., :classes], seen[..., :classes]
+        weights = torch.where(plan.present.view(rows), seen != 0, seen)
+        if plan.uniform_rows:
+            weights = torch.where(plan.uniform.view(rows), 1.0, weights)
+        total = weights.sum(-1, keepdim=True)
+        guarded = total != 0
+        if plan.unguarded_rows:
+            guarded = guarded | plan.unguarded.view(rows)
+        averaged = torch.where(guarded, weights * per_class / total, 0.0).sum(-1).unbind(0)
+    kinds = {
+        "binary": lambda: scores[..., 0].unbind(0),
+        "micro": lambda: scores[..., -1].unbind(0),
+        "macro": lambda: averaged,
+        "weighted": lambda: averaged,
+    }
+    per_kind: dict = {}
+    values = []
+    for i, request in enumerate(requests):
+        kind = request.average if request.average in kinds else "none"
+        if kind not in per_kind:
+            per_kind[kind] = kinds[kind]() if kind in kinds else scores[..., :classes].unbind(0)
+        values.append(per_kind[kind][i])
+    return values
+
+
+class _Plan(NamedTuple):
+    binary: bool  # counts without a class dimension (``average="binary"``)
+    micro: bool  # some measure averages the summed counts
+    weighted: bool  # some measure averages per-class values
+    complements: bool  # some measure reports 1 - ratio
+    uniform_rows: bool  # some measure weighs every class alike
+    unguarded_rows: bool  # some measure's average without any weight is NaN
+    coefficients: Tensor  # (3M, 4): numerators, denominators, weight supports of the M measures
+    zero_division: Tensor  # (M,) the value of 0/0
+    complement: Tensor  # (M,) report 1 - ratio
+    present: Tensor  # (M,) weight 1 for a class seen, 0 otherwise (multiclass macro)
+    uniform: Tensor  # (M,) weight 1 for every class (macro otherwise)
+    unguarded: Tensor  # (M,) an average without any weight is NaN, not 0
+
+
+_UNIT = Counts(*torch.eye(4, dtype=torch.float64).unbind(0))  # tp, fp, tn, fn: coefficients of the counts
+_PLANS: dict = {}
+
+
+def _plan(requests: tuple, multiclass: bool, top_k: int, device: torch.device) -> _Plan:
+    key = (requests, multiclass, top_k, device)
+    plan = _PLANS.get(key)
+    if plan is None:
+        if len(_PLANS) > 256:  # a long-lived process that builds many metrics
+            _PLANS.clear()
+        plan = _PLANS[key] = _make_plan(requests, multiclass, top_k, device)
+    return plan
+
+
+def _make_plan(requests: tuple, multiclass: bool, top_k: int, device: torch.device) -> _Plan:
+    nums, dens, supports, flags = [], [], [], []
+    for request in requests:
+        measure = MEASURES[request.name]
+        ratio = measure.multiclass_ratio if multiclass and measure.multiclass_ratio else measure.ratio
+        num, den = ratio(_UNIT, request.beta)
+        if request.average == "weighted" or (top_k > 1 and measure.support_weights_top_k):
+            support = _UNIT.tp + _UNIT.fn
+        else:
+            support = _UNIT.tp + _UNIT.fp + _UNIT.fn
+        nums.append(num)
+        dens.append(den)
+        supports.append(support)
+        macro = request.average == "macro"
+        flags.append((
+            request.zero_division if measure.takes_zero_division else 0.0,
+            measure.complement,
+            macro and multiclass,
+            macro and not multiclass,
+            measure.nan_without_weight,
+        ))
+    exact = torch.float32 if device.type == "mps" else torch.float64  # counts below 2^53 stay exact
+    zero_division, complement, present, uniform, unguarded = zip(*flags)
+    averages = {r.average for r in requests}
+    return _Plan(
+        binary="binary" in averages,
+        micro="micro" in averages,
+        weighted=bool(averages & {"macro", "weighted"}),
+        complements=any(complement),
+        uniform_rows=any(uniform),
+        unguarded_rows=any(u for u, r in zip(unguarded, requests) if r.average in ("macro", "weighted")),
+        coefficients=torch.stack(nums + dens + supports).to(device=device, dtype=exact),
+        zero_division=torch.tensor(zero_division, dtype=torch.float32, device=device),
+        complement=torch.tensor(complement, device=device),
+        present=torch.tensor(present, device=device),
+        uniform=torch.tensor(uniform, device=device),
+        unguarded=torch.tensor(unguarded, device=device),
+    )
+
+
 def reduce_stat_scores(counts: Counts, average: Optional[str], pool_support: bool = False) -> Tensor:
     """``[tp, fp, tn, fn, support]`` along a new last dim, averaged over classes like torchmetrics.
 
@@ -239,13 +395,9 @@ def matthews_corrcoef(confmat: Tensor) -> Tensor:
             return one
         if tp + tn == 0 and fp + fn != 0:
             return -one
-    if confmat.is_floating_point():
-        true_per_class, pred_per_class, correct, total = _marginals(confmat.double())
-    else:  # integer sums are exact: the double marginals are those of the double matrix
-        marginals = confmat_marginals(confmat) if confmat.ndim == 2 else _marginals(confmat)
-        true_per_class, pred_per_class, correct, total = (m.double() for m in marginals)
-    numerator = correct * total - (true_per_class * pred_per_class).sum()
-    denominator = (total**2 - (pred_per_class**2).sum()) * (total**2 - (true_per_class**2).sum())
+    total, correct, rows_cols, rows_rows, cols_cols = confmat_moments(confmat)
+    numerator = correct * total - rows_cols
+    denominator = (total**2 - cols_cols) * (total**2 - rows_rows)
     if denominator != 0:
         return (numerator / denominator.sqrt()).float()
     if confmat.numel() != 4:
@@ -282,9 +434,9 @@ def cohen_kappa(confmat: Tensor, weights: Optional[str] = None) -> Tensor:
     if weights not in ("linear", "quadratic"):
         # weights 1 off the diagonal: the observed and the expected disagreement from the marginals alone
         # (no (C, C) temporaries), in double; sum(expected) = total
-        rows, cols, trace, total = (m.double() for m in confmat_marginals(confmat))
+        total, trace, rows_cols, _, _ = confmat_moments(confmat)
         observed = total - trace
-        expected_off = total - (rows * cols).sum() / total
+        expected_off = total - rows_cols / total
         return (1 - observed / expected_off).float()
     cm = confmat.float()
     num_classes = cm.shape[0]

@@ -1,0 +1,99 @@
+"""Several count-ratio measures evaluated together (``reduce_measures``, what a collection's forward uses)
+equal each measure evaluated alone (``reduce_measure``), for every measure, average, zero division and
+count shape; and the members of a collection get equal values from forward either way."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import lightning_metrics.classification as lmc
+from lightning_metrics import MetricCollection
+from lightning_metrics.functional.classification._measures import (
+    MEASURES,
+    Counts,
+    MeasureRequest,
+    reduce_measure,
+    reduce_measures,
+)
+
+_AVERAGES = ["micro", "macro", "weighted", "none", None]
+_requests = st.lists(
+    st.builds(
+        MeasureRequest,
+        name=st.sampled_from(sorted(MEASURES)),
+        average=st.sampled_from(_AVERAGES),
+        zero_division=st.sampled_from([0.0, 1.0]),
+        beta=st.sampled_from([1.0, 0.5, 2.0]),
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+def _counts(data: st.DataObject, shape: tuple[int, ...]) -> Counts:
+    # small counts with many zeros: the 0/0 and weightless cases come up often
+    size = 4 * math.prod(shape)
+    values = data.draw(st.lists(st.integers(0, 3), min_size=size, max_size=size))
+    return Counts(*torch.tensor(values, dtype=torch.long).view((4, *shape)).unbind(0))
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), requests=_requests, multiclass=st.booleans(), top_k=st.sampled_from([1, 2]),
+       shape=st.sampled_from([(1,), (3,), (6,), (2, 4)]))
+def test_together_equals_one_by_one(data: st.DataObject, requests: list, multiclass: bool, top_k: int,
+                                    shape: tuple) -> None:
+    counts = _counts(data, shape)
+    together = reduce_measures(counts, requests, multiclass=multiclass, top_k=top_k)
+    for request, value in zip(requests, together):
+        alone = reduce_measure(request.name, counts, request.average, multiclass=multiclass, top_k=top_k,
+                               zero_division=request.zero_division, beta=request.beta)
+        assert value.dtype == alone.dtype and value.shape == alone.shape, request
+        torch.testing.assert_close(value, alone, rtol=1e-6, atol=1e-7, equal_nan=True, msg=str(request))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), requests=_requests, shape=st.sampled_from([(), (5,)]))
+def test_together_equals_one_by_one_binary(data: st.DataObject, requests: list, shape: tuple) -> None:
+    counts = _counts(data, shape)
+    requests = [r._replace(average="binary") for r in requests]
+    together = reduce_measures(counts, requests)
+    for request, value in zip(requests, together):
+        alone = reduce_measure(request.name, counts, "binary", zero_division=request.zero_division, beta=request.beta)
+        assert value.shape == alone.shape, request
+        torch.testing.assert_close(value, alone, rtol=1e-6, atol=1e-7, equal_nan=True, msg=str(request))
+
+
+@pytest.mark.parametrize("kw", [{"top_k": 2}, {"ignore_index": 1}, {"ignore_index": 9}])
+def test_collection_forward_reads_the_ratio_measures_together(kw: dict) -> None:
+    """Members of one statistic with every average, with ``top_k`` 2 (support weights) or an ``ignore_index``
+    (in range, the Jaccard index drops that class, which the joint pass leaves to the measure alone)."""
+    kw = {"num_classes": 4, **kw}
+    build = {
+        "acc": lambda: lmc.MulticlassAccuracy(**kw),
+        "prec_w": lambda: lmc.MulticlassPrecision(average="weighted", **kw),
+        "rec_none": lambda: lmc.MulticlassRecall(average="none", **kw),
+        "f2": lambda: lmc.MulticlassFBetaScore(beta=2.0, average="micro", **kw),
+        "spec": lambda: lmc.MulticlassSpecificity(**kw),
+        "npv": lambda: lmc.MulticlassNegativePredictiveValue(zero_division=1.0, **kw),
+        "hamming": lambda: lmc.MulticlassHammingDistance(**kw),
+    }
+    if "top_k" not in kw:
+        build["jaccard"] = lambda: lmc.MulticlassJaccardIndex(**kw)
+        build["jaccard_none"] = lambda: lmc.MulticlassJaccardIndex(average="none", **kw)
+    collection = MetricCollection({name: make() for name, make in build.items()})
+    assert len(collection.compute_groups) == 1
+    g = torch.Generator().manual_seed(7)
+    for n in (9, 1, 17):
+        preds, target = torch.randn(n, 4, generator=g), torch.randint(0, 4, (n,), generator=g)
+        if "ignore_index" in kw:
+            target[: n // 3] = kw["ignore_index"]
+        got = collection(preds, target)
+        for name, make in build.items():
+            fresh = make()
+            fresh.update(preds, target)
+            torch.testing.assert_close(got[name], fresh.compute(), equal_nan=True, msg=name)
