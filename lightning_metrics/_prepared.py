@@ -40,10 +40,9 @@ class PreparedUpdates:
     ) -> list[Any]:
         """``forward`` of a prepared batch: every member's value from the batch's states, then the commit
         adds the batch to the accumulated states (no fresh default states, no merge copies)."""
-        direct = [member._batch_value_fn() for member in members]
-        if all(fn is not None for fn in direct):
-            # every member reads its value straight off the batch's states: nothing to swap in and out
-            values = self._batch_values(members, batch, direct)
+        values = self._batch_values(members, batch)
+        if values is not None:
+            # every member read its value straight off the batch's states: nothing to swap in and out
             commit()
             for member, value in zip(members, values):
                 member._share_states_of(self)
@@ -70,11 +69,12 @@ class PreparedUpdates:
             member._forward_cache = value
         return values
 
-    def _batch_values(
-        self, members: list["Metric"], batch: dict[str, State], direct: list[Callable[[dict[str, State]], Any]]
-    ) -> list[Any]:
-        """The members' values on a batch's states, each read by its :meth:`_batch_value_fn` (``direct``); a
-        statistic whose members' values are better computed together overrides this."""
+    def _batch_values(self, members: list["Metric"], batch: dict[str, State]) -> Optional[list[Any]]:
+        """The members' values on a batch's states, each read by its :meth:`_batch_value_fn`; ``None`` when one
+        has none. A statistic whose members' values are better computed together overrides this."""
+        direct = [member._batch_value_fn() for member in members]
+        if any(fn is None for fn in direct):
+            return None
         return [fn(batch) for fn in direct]
 
     def _batch_value_fn(self) -> Optional[Callable[[dict[str, State]], Any]]:

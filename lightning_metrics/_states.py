@@ -81,7 +81,7 @@ def _finished(value: Any, detach: bool, owned: Callable[[Tensor], bool] = lambda
         copy = not owned(t)
         if t.numel() == 1 and t.ndim > 0:
             t = t.squeeze()
-        t = t.detach() if detach else t
+        t = t.detach() if detach and t.requires_grad else t
         return t.clone() if copy else t
 
     return _apply_tensors(value, finish)

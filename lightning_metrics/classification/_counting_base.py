@@ -161,20 +161,19 @@ class CountingMetric(Metric):
                 state.add_(value)
 
     def _batch_value_fn(self) -> Any:
-        attrs = self.__dict__
-        if type(self).compute is not CountingMetric.compute or attrs["_is_synced"] or attrs["dist_sync_on_step"]:
-            return None  # a subclass with its own compute, or a value that needs a sync
+        if not self._reads_batch(self._spec):
+            return None
         detach = self.is_differentiable is False
         names = self._spec.state_names
         return lambda batch: _finished(self._reduce({name: batch[name] for name in names}), detach)
 
-    def _batch_values(self, members: list[Metric], batch: dict[str, Any], direct: list[Any]) -> list[Any]:
-        """The count-ratio measures of a compute group's members in one pass (``reduce_together``)."""
+    def _batch_values(self, members: list[Metric], batch: dict[str, Any]) -> Optional[list[Any]]:
+        """The members' batch values, the count-ratio measures among them in one pass (``reduce_together``)."""
         spec = self._spec
-        if len(members) < 2 or not all(isinstance(m, CountingMetric) and m._spec == spec for m in members):
-            return super()._batch_values(members, batch, direct)
+        if len(members) < 2 or not all(isinstance(m, CountingMetric) and m._reads_batch(spec) for m in members):
+            return super()._batch_values(members, batch)
         states = self._concatenated({name: batch[name] for name in spec.state_names})
-        values = reduce_together(spec, states, [m._reduction for m in members])
+        values, made_together = reduce_together(spec, states, [m._reduction for m in members])
         # a tensor state of the batch (the confusion matrix) is the caller's once: nothing keeps it
         unclaimed = {id(state) for name, state in batch.items() if not isinstance(self._defaults[name], list)}
 
@@ -184,7 +183,17 @@ class CountingMetric(Metric):
                 return True
             return False
 
-        return [_finished(value, m.is_differentiable is False, owned) for m, value in zip(members, values)]
+        return [
+            _finished(value, m.is_differentiable is False, (lambda t: True) if i in made_together else owned)
+            for i, (m, value) in enumerate(zip(members, values))
+        ]
+
+    def _reads_batch(self, spec: CountSpec) -> bool:
+        """Whether this metric's batch value is its reduction of ``spec``'s batch states (``_batch_value_fn``)."""
+        attrs = self.__dict__
+        if type(self).compute is not CountingMetric.compute or attrs["_is_synced"] or attrs["dist_sync_on_step"]:
+            return False  # a subclass with its own compute, or a value that needs a sync
+        return self._spec is spec or self._spec == spec
 
     def compute(self) -> Tensor:
         """The measure of everything accumulated."""

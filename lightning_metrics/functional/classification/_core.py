@@ -87,20 +87,28 @@ class Reduction:
         return self.measure != "jaccard_index" or spec.ignore_index is None or spec.task != "multiclass"
 
 
-def reduce_together(spec: CountSpec, states: dict[str, Tensor], reductions: "list[Reduction]") -> list[Tensor]:
+def reduce_together(
+    spec: CountSpec, states: dict[str, Tensor], reductions: "list[Reduction]"
+) -> "tuple[list[Tensor], set[int]]":
     """The values of several reductions of one statistic, each equal to ``reduction(spec, states)``: the
-    count-ratio measures among them in one :func:`reduce_measures` pass, the others one by one."""
+    count-ratio measures among them in one :func:`reduce_measures` pass, the others one by one. Also the
+    indices of the values made together: new tensors that nothing else holds (distinct elements of one
+    result), which the caller need not copy."""
     joined = [i for i, r in enumerate(reductions) if r.joins(spec)]
     values: list = [None] * len(reductions)
     if len(joined) > 1:
-        average = (lambda r: "binary") if spec.task == "binary" else (lambda r: r.average)
-        requests = [MeasureRequest(r.measure, average(r), r.zero_division, r.beta) for r in map(reductions.__getitem__, joined)]
-        together = reduce_measures(
-            spec.counts(states), requests, multiclass=spec.task == "multiclass", top_k=spec.top_k
-        )
+        binary = spec.task == "binary"
+        requests = [
+            MeasureRequest(r.measure, "binary" if binary else r.average, r.zero_division, r.beta)
+            for r in map(reductions.__getitem__, joined)
+        ]
+        together = reduce_measures(spec.counts(states), requests, multiclass=spec.task == "multiclass", top_k=spec.top_k)
         for i, value in zip(joined, together):
             values[i] = value
-    return [reduction(spec, states) if value is None else value for reduction, value in zip(reductions, values)]
+    else:
+        joined = []
+    values = [reduction(spec, states) if value is None else value for reduction, value in zip(reductions, values)]
+    return values, set(joined)
 
 
 def evaluate(spec: CountSpec, reduction: Reduction, preds: Tensor, target: Tensor) -> Tensor:
