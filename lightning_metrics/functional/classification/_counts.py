@@ -97,10 +97,10 @@ class Codes(NamedTuple):
 
 def confmat_codes(target: Tensor, pred: Tensor, valid: Optional[Tensor], num_classes: int) -> Codes:
     """The ``(C, C)`` confusion matrix (rows: target) of a batch as the codes ``target * C + pred``."""
-    codes = target.reshape(-1).long() * num_classes + pred.reshape(-1)
+    codes = pred.reshape(-1).add(target.reshape(-1), alpha=num_classes)  # pred + C * target, one kernel
     shape = (num_classes, num_classes)
     if valid is None:
-        return Codes(codes, torch.ones((), dtype=_LONG, device=codes.device).expand_as(codes), shape)
+        return Codes(codes, torch.ones_like(codes), shape)
     valid = valid.reshape(-1)
     return Codes(torch.where(valid, codes, 0), valid.long(), shape)
 

@@ -19,6 +19,7 @@ before any state changes. Their messages name the argument and the offending val
 
 from __future__ import annotations
 
+import math
 from numbers import Real
 from typing import Any, Optional, Sequence
 
@@ -107,7 +108,7 @@ def _check_tensors(preds: Any, target: Any, nan: bool = True) -> None:
 def check_no_nan(scores: Tensor) -> None:
     """Raise when ``scores`` hold a NaN: the sum is NaN whenever a score is (or when +inf meets -inf), so one
     cheap reduction clears the common case."""
-    if bool(torch.isnan(scores.sum())) and bool(torch.isnan(scores).any()):
+    if math.isnan(scores.sum().item()) and bool(torch.isnan(scores).any()):
         raise MetricInputError("Argument `preds` contains NaN scores")
 
 
@@ -144,8 +145,8 @@ def _check_values(name: str, values: Tensor, low: int, high: int, ignore_index: 
     """All values in [low, high) (or equal to ``ignore_index``)."""
     if values.numel() and values.dtype != torch.bool:
         # the common case in one pass and one read: the extremes are in range
-        smallest, largest = torch.stack(torch.aminmax(values)).tolist()
-        if smallest >= low and largest < high:
+        smallest, largest = torch.aminmax(values)
+        if smallest.item() >= low and largest.item() < high:
             return
     bad = (values < low) | (values >= high)
     if ignore_index is not None:
