@@ -14,6 +14,12 @@ from lightning_metrics import _plot_methods
 from lightning_metrics.classification._counting_base import RatioMetric
 
 
+def _binary_ratio_init(self, threshold: float = 0.5, multidim_average: str = "global",
+                       ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
+    """torchmetrics' signature of the binary count-ratio classes but F1 and F-beta (their ``__init__``)."""
+    self._configure(locals())
+
+
 class BinaryStatScores(RatioMetric):
     """The true/false positives/negatives and support, ``[..., 5]`` for binary tasks, accumulated over batches.
 
@@ -28,10 +34,7 @@ class BinaryStatScores(RatioMetric):
     plot_lower_bound = None
     plot_upper_bound = None
     _task, _measure = "binary", "stat_scores"
-
-    def __init__(self, threshold: float = 0.5, multidim_average: str = "global",
-                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _binary_ratio_init
 
 
 class BinaryAccuracy(RatioMetric):
@@ -44,10 +47,7 @@ class BinaryAccuracy(RatioMetric):
     """
 
     _task, _measure = "binary", "accuracy"
-
-    def __init__(self, threshold: float = 0.5, multidim_average: str = "global",
-                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _binary_ratio_init
 
 
 class BinaryPrecision(RatioMetric):
@@ -60,10 +60,7 @@ class BinaryPrecision(RatioMetric):
     """
 
     _task, _measure = "binary", "precision"
-
-    def __init__(self, threshold: float = 0.5, multidim_average: str = "global",
-                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _binary_ratio_init
 
 
 class BinaryRecall(RatioMetric):
@@ -76,10 +73,7 @@ class BinaryRecall(RatioMetric):
     """
 
     _task, _measure = "binary", "recall"
-
-    def __init__(self, threshold: float = 0.5, multidim_average: str = "global",
-                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _binary_ratio_init
 
 
 class BinaryF1Score(RatioMetric):
@@ -128,10 +122,7 @@ class BinarySpecificity(RatioMetric):
 
     higher_is_better = None
     _task, _measure = "binary", "specificity"
-
-    def __init__(self, threshold: float = 0.5, multidim_average: str = "global",
-                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _binary_ratio_init
 
 
 class BinaryNegativePredictiveValue(RatioMetric):
@@ -145,10 +136,7 @@ class BinaryNegativePredictiveValue(RatioMetric):
 
     higher_is_better = None
     _task, _measure = "binary", "negative_predictive_value"
-
-    def __init__(self, threshold: float = 0.5, multidim_average: str = "global",
-                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _binary_ratio_init
 
 
 class BinaryHammingDistance(RatioMetric):
@@ -162,10 +150,7 @@ class BinaryHammingDistance(RatioMetric):
 
     higher_is_better = False
     _task, _measure = "binary", "hamming_distance"
-
-    def __init__(self, threshold: float = 0.5, multidim_average: str = "global",
-                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _binary_ratio_init
 
 
 __all__ = [

@@ -279,6 +279,18 @@ class BinaryAUROC(_Summary, _Bounded, BinaryPrecisionRecallCurve):
         check_max_fpr(self.max_fpr)
 
 
+def _multiclass_summary_init(self, num_classes: int, average: Optional[str] = "macro", thresholds: Thresholds = None,
+                             ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
+    """torchmetrics' signature of the multiclass AUROC and average precision (their ``__init__``)."""
+    self._configure(locals())
+
+
+def _multilabel_summary_init(self, num_labels: int, average: Optional[str] = "macro", thresholds: Thresholds = None,
+                             ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
+    """torchmetrics' signature of the multilabel AUROC and average precision (their ``__init__``)."""
+    self._configure(locals())
+
+
 class MulticlassAUROC(_Summary, _PerClass, MulticlassPrecisionRecallCurve):
     """One-vs-rest AUROC averaged over classes (``macro``, ``weighted`` by support, ``none``).
 
@@ -291,10 +303,7 @@ class MulticlassAUROC(_Summary, _PerClass, MulticlassPrecisionRecallCurve):
     """
 
     _measure = "auroc"
-
-    def __init__(self, num_classes: int, average: Optional[str] = "macro", thresholds: Thresholds = None,
-                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _multiclass_summary_init
 
 
 class MultilabelAUROC(_Summary, _PerLabel, MultilabelPrecisionRecallCurve):
@@ -308,10 +317,7 @@ class MultilabelAUROC(_Summary, _PerLabel, MultilabelPrecisionRecallCurve):
     """
 
     _measure = "auroc"
-
-    def __init__(self, num_labels: int, average: Optional[str] = "macro", thresholds: Thresholds = None,
-                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _multilabel_summary_init
 
 
 # ------------------------------------------------------------------ average precision
@@ -339,10 +345,7 @@ class MulticlassAveragePrecision(_Summary, _PerClass, MulticlassPrecisionRecallC
     """
 
     _measure = "average_precision"
-
-    def __init__(self, num_classes: int, average: Optional[str] = "macro", thresholds: Thresholds = None,
-                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _multiclass_summary_init
 
 
 class MultilabelAveragePrecision(_Summary, _PerLabel, MultilabelPrecisionRecallCurve):
@@ -357,8 +360,5 @@ class MultilabelAveragePrecision(_Summary, _PerLabel, MultilabelPrecisionRecallC
     """
 
     _measure = "average_precision"
-
-    def __init__(self, num_labels: int, average: Optional[str] = "macro", thresholds: Thresholds = None,
-                 ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _multilabel_summary_init
 

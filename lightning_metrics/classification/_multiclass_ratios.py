@@ -14,6 +14,13 @@ from lightning_metrics import _plot_methods
 from lightning_metrics.classification._counting_base import RatioMetric
 
 
+def _multiclass_ratio_init(self, num_classes: Optional[int] = None, top_k: int = 1, average: Optional[str] = "macro",
+                           multidim_average: str = "global", ignore_index: Optional[int] = None,
+                           validate_args: bool = True, **kwargs: Any) -> None:
+    """torchmetrics' signature of the multiclass count-ratio classes but F1 and F-beta (their ``__init__``)."""
+    self._configure(locals())
+
+
 class MulticlassStatScores(RatioMetric):
     """The true/false positives/negatives and support, ``[..., 5]`` for multiclass tasks, per class and averaged, accumulated over batches.
 
@@ -28,11 +35,7 @@ class MulticlassStatScores(RatioMetric):
     plot_lower_bound = None
     plot_upper_bound = None
     _task, _measure = "multiclass", "stat_scores"
-
-    def __init__(self, num_classes: Optional[int] = None, top_k: int = 1, average: Optional[str] = "macro",
-                 multidim_average: str = "global", ignore_index: Optional[int] = None,
-                 validate_args: bool = True, **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _multiclass_ratio_init
 
 
 class MulticlassAccuracy(RatioMetric):
@@ -46,11 +49,7 @@ class MulticlassAccuracy(RatioMetric):
 
     plot_legend_name = 'Class'
     _task, _measure = "multiclass", "accuracy"
-
-    def __init__(self, num_classes: Optional[int] = None, top_k: int = 1, average: Optional[str] = "macro",
-                 multidim_average: str = "global", ignore_index: Optional[int] = None,
-                 validate_args: bool = True, **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _multiclass_ratio_init
 
 
 class MulticlassPrecision(RatioMetric):
@@ -64,11 +63,7 @@ class MulticlassPrecision(RatioMetric):
 
     plot_legend_name = 'Class'
     _task, _measure = "multiclass", "precision"
-
-    def __init__(self, num_classes: Optional[int] = None, top_k: int = 1, average: Optional[str] = "macro",
-                 multidim_average: str = "global", ignore_index: Optional[int] = None,
-                 validate_args: bool = True, **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _multiclass_ratio_init
 
 
 class MulticlassRecall(RatioMetric):
@@ -82,11 +77,7 @@ class MulticlassRecall(RatioMetric):
 
     plot_legend_name = 'Class'
     _task, _measure = "multiclass", "recall"
-
-    def __init__(self, num_classes: Optional[int] = None, top_k: int = 1, average: Optional[str] = "macro",
-                 multidim_average: str = "global", ignore_index: Optional[int] = None,
-                 validate_args: bool = True, **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _multiclass_ratio_init
 
 
 class MulticlassF1Score(RatioMetric):
@@ -138,11 +129,7 @@ class MulticlassSpecificity(RatioMetric):
     higher_is_better = None
     plot_legend_name = 'Class'
     _task, _measure = "multiclass", "specificity"
-
-    def __init__(self, num_classes: Optional[int] = None, top_k: int = 1, average: Optional[str] = "macro",
-                 multidim_average: str = "global", ignore_index: Optional[int] = None,
-                 validate_args: bool = True, **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _multiclass_ratio_init
 
 
 class MulticlassNegativePredictiveValue(RatioMetric):
@@ -157,11 +144,7 @@ class MulticlassNegativePredictiveValue(RatioMetric):
     higher_is_better = None
     plot_legend_name = 'Class'
     _task, _measure = "multiclass", "negative_predictive_value"
-
-    def __init__(self, num_classes: Optional[int] = None, top_k: int = 1, average: Optional[str] = "macro",
-                 multidim_average: str = "global", ignore_index: Optional[int] = None,
-                 validate_args: bool = True, **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _multiclass_ratio_init
 
 
 class MulticlassHammingDistance(RatioMetric):
@@ -176,11 +159,7 @@ class MulticlassHammingDistance(RatioMetric):
     higher_is_better = False
     plot_legend_name = 'Class'
     _task, _measure = "multiclass", "hamming_distance"
-
-    def __init__(self, num_classes: Optional[int] = None, top_k: int = 1, average: Optional[str] = "macro",
-                 multidim_average: str = "global", ignore_index: Optional[int] = None,
-                 validate_args: bool = True, **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _multiclass_ratio_init
 
 
 __all__ = [

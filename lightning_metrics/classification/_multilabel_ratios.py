@@ -15,6 +15,13 @@ from lightning_metrics import _plot_methods
 from lightning_metrics.classification._counting_base import RatioMetric
 
 
+def _multilabel_ratio_init(self, num_labels: int, threshold: float = 0.5, average: Optional[str] = "macro",
+                           multidim_average: str = "global", ignore_index: Optional[int] = None,
+                           validate_args: bool = True, **kwargs: Any) -> None:
+    """torchmetrics' signature of the multilabel count-ratio classes but F1 and F-beta (their ``__init__``)."""
+    self._configure(locals())
+
+
 class MultilabelStatScores(RatioMetric):
     """The true/false positives/negatives and support, ``[..., 5]`` for multilabel tasks, per label and averaged.
 
@@ -29,11 +36,7 @@ class MultilabelStatScores(RatioMetric):
     plot_lower_bound = None
     plot_upper_bound = None
     _task, _measure = "multilabel", "stat_scores"
-
-    def __init__(self, num_labels: int, threshold: float = 0.5, average: Optional[str] = "macro",
-                 multidim_average: str = "global", ignore_index: Optional[int] = None,
-                 validate_args: bool = True, **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _multilabel_ratio_init
 
 
 class MultilabelAccuracy(RatioMetric):
@@ -47,11 +50,7 @@ class MultilabelAccuracy(RatioMetric):
 
     plot_legend_name = 'Label'
     _task, _measure = "multilabel", "accuracy"
-
-    def __init__(self, num_labels: int, threshold: float = 0.5, average: Optional[str] = "macro",
-                 multidim_average: str = "global", ignore_index: Optional[int] = None,
-                 validate_args: bool = True, **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _multilabel_ratio_init
 
 
 class MultilabelPrecision(RatioMetric):
@@ -65,11 +64,7 @@ class MultilabelPrecision(RatioMetric):
 
     plot_legend_name = 'Label'
     _task, _measure = "multilabel", "precision"
-
-    def __init__(self, num_labels: int, threshold: float = 0.5, average: Optional[str] = "macro",
-                 multidim_average: str = "global", ignore_index: Optional[int] = None,
-                 validate_args: bool = True, **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _multilabel_ratio_init
 
 
 class MultilabelRecall(RatioMetric):
@@ -83,11 +78,7 @@ class MultilabelRecall(RatioMetric):
 
     plot_legend_name = 'Label'
     _task, _measure = "multilabel", "recall"
-
-    def __init__(self, num_labels: int, threshold: float = 0.5, average: Optional[str] = "macro",
-                 multidim_average: str = "global", ignore_index: Optional[int] = None,
-                 validate_args: bool = True, **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _multilabel_ratio_init
 
 
 class MultilabelF1Score(RatioMetric):
@@ -139,11 +130,7 @@ class MultilabelSpecificity(RatioMetric):
     higher_is_better = None
     plot_legend_name = 'Label'
     _task, _measure = "multilabel", "specificity"
-
-    def __init__(self, num_labels: int, threshold: float = 0.5, average: Optional[str] = "macro",
-                 multidim_average: str = "global", ignore_index: Optional[int] = None,
-                 validate_args: bool = True, **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _multilabel_ratio_init
 
 
 class MultilabelNegativePredictiveValue(RatioMetric):
@@ -158,11 +145,7 @@ class MultilabelNegativePredictiveValue(RatioMetric):
     higher_is_better = None
     plot_legend_name = 'Label'
     _task, _measure = "multilabel", "negative_predictive_value"
-
-    def __init__(self, num_labels: int, threshold: float = 0.5, average: Optional[str] = "macro",
-                 multidim_average: str = "global", ignore_index: Optional[int] = None,
-                 validate_args: bool = True, **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _multilabel_ratio_init
 
 
 class MultilabelHammingDistance(RatioMetric):
@@ -177,11 +160,7 @@ class MultilabelHammingDistance(RatioMetric):
     higher_is_better = False
     plot_legend_name = 'Label'
     _task, _measure = "multilabel", "hamming_distance"
-
-    def __init__(self, num_labels: int, threshold: float = 0.5, average: Optional[str] = "macro",
-                 multidim_average: str = "global", ignore_index: Optional[int] = None,
-                 validate_args: bool = True, **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _multilabel_ratio_init
 
 
 __all__ = [

@@ -29,6 +29,15 @@ from lightning_metrics.classification._multilabel_ratios import *  # noqa: F403
 from lightning_metrics.metric import Metric
 
 
+def _stat_scores_task(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
+                      num_labels: Optional[int] = None, average: Optional[str] = "micro",
+                      multidim_average: str = "global", top_k: Optional[int] = 1,
+                      ignore_index: Optional[int] = None, validate_args: bool = True,
+                      **kwargs: Any) -> Metric:
+    """torchmetrics' signature of the stat-score task wrappers (``Accuracy``, ``Precision``, ...), their ``__new__``."""
+    return cls._for_task(locals())
+
+
 class StatScores(TaskWrapper):
     """``StatScores(task=...)`` builds ``BinaryStatScores``, ``MulticlassStatScores`` or ``MultilabelStatScores``.
 
@@ -43,13 +52,7 @@ class StatScores(TaskWrapper):
         "multiclass": MulticlassStatScores,
         "multilabel": MultilabelStatScores,
     }
-
-    def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
-                num_labels: Optional[int] = None, average: Optional[str] = "micro",
-                multidim_average: str = "global", top_k: Optional[int] = 1,
-                ignore_index: Optional[int] = None, validate_args: bool = True,
-                **kwargs: Any) -> Metric:  # type: ignore[misc]
-        return cls._for_task(locals())
+    __new__ = _stat_scores_task
 
 
 class Accuracy(TaskWrapper):
@@ -62,13 +65,7 @@ class Accuracy(TaskWrapper):
     """
 
     _tasks = {"binary": BinaryAccuracy, "multiclass": MulticlassAccuracy, "multilabel": MultilabelAccuracy}
-
-    def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
-                num_labels: Optional[int] = None, average: Optional[str] = "micro",
-                multidim_average: str = "global", top_k: Optional[int] = 1,
-                ignore_index: Optional[int] = None, validate_args: bool = True,
-                **kwargs: Any) -> Metric:  # type: ignore[misc]
-        return cls._for_task(locals())
+    __new__ = _stat_scores_task
 
 
 class Precision(TaskWrapper):
@@ -81,13 +78,7 @@ class Precision(TaskWrapper):
     """
 
     _tasks = {"binary": BinaryPrecision, "multiclass": MulticlassPrecision, "multilabel": MultilabelPrecision}
-
-    def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
-                num_labels: Optional[int] = None, average: Optional[str] = "micro",
-                multidim_average: str = "global", top_k: Optional[int] = 1,
-                ignore_index: Optional[int] = None, validate_args: bool = True,
-                **kwargs: Any) -> Metric:  # type: ignore[misc]
-        return cls._for_task(locals())
+    __new__ = _stat_scores_task
 
 
 class Recall(TaskWrapper):
@@ -100,13 +91,7 @@ class Recall(TaskWrapper):
     """
 
     _tasks = {"binary": BinaryRecall, "multiclass": MulticlassRecall, "multilabel": MultilabelRecall}
-
-    def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
-                num_labels: Optional[int] = None, average: Optional[str] = "micro",
-                multidim_average: str = "global", top_k: Optional[int] = 1,
-                ignore_index: Optional[int] = None, validate_args: bool = True,
-                **kwargs: Any) -> Metric:  # type: ignore[misc]
-        return cls._for_task(locals())
+    __new__ = _stat_scores_task
 
 
 class F1Score(TaskWrapper):
@@ -165,13 +150,7 @@ class Specificity(TaskWrapper):
         "multiclass": MulticlassSpecificity,
         "multilabel": MultilabelSpecificity,
     }
-
-    def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
-                num_labels: Optional[int] = None, average: Optional[str] = "micro",
-                multidim_average: str = "global", top_k: Optional[int] = 1,
-                ignore_index: Optional[int] = None, validate_args: bool = True,
-                **kwargs: Any) -> Metric:  # type: ignore[misc]
-        return cls._for_task(locals())
+    __new__ = _stat_scores_task
 
 
 class NegativePredictiveValue(TaskWrapper):
@@ -188,13 +167,7 @@ class NegativePredictiveValue(TaskWrapper):
         "multiclass": MulticlassNegativePredictiveValue,
         "multilabel": MultilabelNegativePredictiveValue,
     }
-
-    def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
-                num_labels: Optional[int] = None, average: Optional[str] = "micro",
-                multidim_average: str = "global", top_k: Optional[int] = 1,
-                ignore_index: Optional[int] = None, validate_args: bool = True,
-                **kwargs: Any) -> Metric:  # type: ignore[misc]
-        return cls._for_task(locals())
+    __new__ = _stat_scores_task
 
 
 class HammingDistance(TaskWrapper):
@@ -211,13 +184,7 @@ class HammingDistance(TaskWrapper):
         "multiclass": MulticlassHammingDistance,
         "multilabel": MultilabelHammingDistance,
     }
-
-    def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
-                num_labels: Optional[int] = None, average: Optional[str] = "micro",
-                multidim_average: str = "global", top_k: Optional[int] = 1,
-                ignore_index: Optional[int] = None, validate_args: bool = True,
-                **kwargs: Any) -> Metric:  # type: ignore[misc]
-        return cls._for_task(locals())
+    __new__ = _stat_scores_task
 
 
 class ExactMatch(TaskWrapper):

@@ -70,6 +70,13 @@ from lightning_metrics.classification._task_wrapper import TaskWrapper
 from lightning_metrics.metric import Metric
 
 
+def _curve_task(cls, task: str, thresholds: Thresholds = None, num_classes: Optional[int] = None,
+                num_labels: Optional[int] = None, ignore_index: Optional[int] = None,
+                validate_args: bool = True, **kwargs: Any) -> Metric:
+    """torchmetrics' signature of the ``PrecisionRecallCurve`` and ``ROC`` task wrappers (their ``__new__``)."""
+    return cls._for_task(locals())
+
+
 class PrecisionRecallCurve(TaskWrapper):
     """``PrecisionRecallCurve(task=...)``: the binary, multiclass or multilabel precision-recall curve.
 
@@ -82,11 +89,7 @@ class PrecisionRecallCurve(TaskWrapper):
         "multiclass": MulticlassPrecisionRecallCurve,
         "multilabel": MultilabelPrecisionRecallCurve,
     }
-
-    def __new__(cls, task: str, thresholds: Thresholds = None, num_classes: Optional[int] = None,
-                num_labels: Optional[int] = None, ignore_index: Optional[int] = None,
-                validate_args: bool = True, **kwargs: Any) -> Metric:  # type: ignore[misc]
-        return cls._for_task(locals())
+    __new__ = _curve_task
 
 
 class ROC(TaskWrapper):
@@ -97,11 +100,7 @@ class ROC(TaskWrapper):
     """
 
     _tasks = {"binary": BinaryROC, "multiclass": MulticlassROC, "multilabel": MultilabelROC}
-
-    def __new__(cls, task: str, thresholds: Thresholds = None, num_classes: Optional[int] = None,
-                num_labels: Optional[int] = None, ignore_index: Optional[int] = None,
-                validate_args: bool = True, **kwargs: Any) -> Metric:  # type: ignore[misc]
-        return cls._for_task(locals())
+    __new__ = _curve_task
 
 
 class AUROC(TaskWrapper):

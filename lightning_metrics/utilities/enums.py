@@ -97,47 +97,43 @@ class MDMCAverageMethod(EnumStr):
     SAMPLEWISE = "samplewise"
 
 
-class ClassificationTask(EnumStr):
+class _ClassificationEnum(EnumStr):
+    """The base of the classification task enums: one name for their error messages."""
+
+    @staticmethod
+    def _name() -> str:
+        return "Classification"
+
+
+class ClassificationTask(_ClassificationEnum):
     """The three classification tasks.
 
     >>> ClassificationTask.from_str("multiclass") == "multiclass"
     True
     """
 
-    @staticmethod
-    def _name() -> str:
-        return "Classification"
-
     BINARY = "binary"
     MULTICLASS = "multiclass"
     MULTILABEL = "multilabel"
 
 
-class ClassificationTaskNoBinary(EnumStr):
+class ClassificationTaskNoBinary(_ClassificationEnum):
     """The classification tasks other than binary.
 
     >>> "binary" in list(ClassificationTaskNoBinary)
     False
     """
 
-    @staticmethod
-    def _name() -> str:
-        return "Classification"
-
     MULTILABEL = "multilabel"
     MULTICLASS = "multiclass"
 
 
-class ClassificationTaskNoMultilabel(EnumStr):
+class ClassificationTaskNoMultilabel(_ClassificationEnum):
     """The classification tasks other than multilabel.
 
     >>> "multilabel" in list(ClassificationTaskNoMultilabel)
     False
     """
-
-    @staticmethod
-    def _name() -> str:
-        return "Classification"
 
     BINARY = "binary"
     MULTICLASS = "multiclass"

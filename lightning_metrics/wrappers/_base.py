@@ -8,7 +8,7 @@ sync in ``compute``; so a wrapper never syncs its children one by one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Generator, Iterable
 from contextlib import contextmanager
 from typing import Any
 
@@ -51,22 +51,6 @@ def check_metric(name: str, value: Any, allow_collection: bool = False) -> None:
     if not isinstance(value, allowed):
         what = "Metric or MetricCollection" if allow_collection else "Metric"
         raise ValueError(f"Argument `{name}` must be a lightning_metrics {what}, got {value!r} ({type(value).__name__})")
-
-
-def apply_to_tensors(value: Any, fn: Callable[[Tensor], Tensor]) -> Any:
-    """Apply ``fn`` to every tensor inside nested tuples, lists and dicts; keep the rest.
-
-    >>> import torch
-    >>> apply_to_tensors((torch.tensor([1, 2]), {"w": torch.tensor([3])}, "x"), lambda t: t * 10)
-    (tensor([10, 20]), {'w': tensor([30])}, 'x')
-    """
-    if isinstance(value, Tensor):
-        return fn(value)
-    if isinstance(value, dict):
-        return {k: apply_to_tensors(v, fn) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(apply_to_tensors(v, fn) for v in value)
-    return value
 
 
 def first_tensor(*values: Any) -> Tensor | None:

@@ -9,11 +9,11 @@ import torch
 from torch import Tensor, nn
 
 from lightning_metrics import _plot_methods
+from lightning_metrics._states import _apply_tensors
 from lightning_metrics.metric import Metric
 from lightning_metrics.utilities.checks import check_choice
 from lightning_metrics.wrappers._base import (
     WrapperMetric,
-    apply_to_tensors,
     check_metric,
     first_tensor,
     rollback_on_error,
@@ -127,7 +127,7 @@ class BootStrapper(WrapperMetric):
             )
         size = len(sample)
         sizes: list[int] = []
-        apply_to_tensors((args, kwargs), lambda t: (sizes.append(len(t)) if t.ndim else None) or t)
+        _apply_tensors((args, kwargs), lambda t: (sizes.append(len(t)) if t.ndim else None) or t)
         if any(n != size for n in sizes):  # shapes only, no host sync; index_select would raise IndexError
             raise ValueError(
                 f"BootStrapper: every tensor input (`preds`, `target`, ...) must have the same length in dim 0 "
@@ -143,7 +143,7 @@ class BootStrapper(WrapperMetric):
             def select(t: Tensor, index: Tensor = index) -> Tensor:
                 return t.index_select(0, index.to(t.device))
 
-            out.append((apply_to_tensors(tuple(args), select), apply_to_tensors(dict(kwargs), select)))
+            out.append((_apply_tensors(tuple(args), select), _apply_tensors(dict(kwargs), select)))
         return out
 
     def update(self, *args: Any, **kwargs: Any) -> None:

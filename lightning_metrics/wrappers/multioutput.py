@@ -9,9 +9,10 @@ import torch
 from torch import Tensor, nn
 
 from lightning_metrics import _plot_methods
+from lightning_metrics._states import _apply_tensors
 from lightning_metrics.metric import Metric
 from lightning_metrics.utilities.exceptions import MetricInputError
-from lightning_metrics.wrappers._base import WrapperMetric, apply_to_tensors, check_metric, rollback_on_error
+from lightning_metrics.wrappers._base import WrapperMetric, check_metric, rollback_on_error
 
 
 def _nan_rows(tensors: list[Tensor]) -> Tensor:
@@ -92,8 +93,8 @@ class MultioutputWrapper(WrapperMetric):
             def select(t: Tensor, index: Tensor = index) -> Tensor:
                 return t.index_select(self.output_dim, index.to(t.device))
 
-            selected_args = list(apply_to_tensors(tuple(args), select))
-            selected_kwargs = apply_to_tensors(dict(kwargs), select)
+            selected_args = list(_apply_tensors(tuple(args), select))
+            selected_kwargs = _apply_tensors(dict(kwargs), select)
             if self.remove_nans:
                 tensors = [t for t in [*selected_args, *selected_kwargs.values()] if isinstance(t, Tensor)]
                 if tensors:

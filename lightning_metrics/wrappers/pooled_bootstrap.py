@@ -14,8 +14,9 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
+from lightning_metrics._states import _apply_tensors
 from lightning_metrics.metric import Metric
-from lightning_metrics.wrappers._base import WrapperMetric, apply_to_tensors, first_tensor, rollback_on_error
+from lightning_metrics.wrappers._base import WrapperMetric, first_tensor, rollback_on_error
 
 CI_MARK = "@ci"  # in the collection keys of the bootstrap replicates and of their results
 
@@ -103,7 +104,7 @@ class PooledBootstrap(WrapperMetric):
                 def select(t: Tensor, index: Tensor = index) -> Tensor:
                     return t.index_select(0, index.to(t.device))
 
-                replicate.update(*apply_to_tensors(args, select), **apply_to_tensors(kwargs, select))
+                replicate.update(*_apply_tensors(args, select), **_apply_tensors(kwargs, select))
 
     def forward(self, *args: Any, **kwargs: Any) -> None:
         """Accumulate the batch; there is no batch value (intervals are for the epoch)."""
