@@ -22,24 +22,15 @@ from typing import Any, Literal
 import torch
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics._additive_score import AdditiveScore
 from lightning_metrics.functional.text import edit as F
 from lightning_metrics.functional.text._inputs import TextInput
-from lightning_metrics.metric import Metric
-from lightning_metrics.utilities.data import dim_zero_cat
 
 
-class _EditCountMetric(Metric):
+class _EditCountMetric(AdditiveScore):
     """Sums the edit counts of every batch; a subclass names its unit and its rate."""
 
-    plot = _plot_methods.plot_value
-
-    is_differentiable = False
     higher_is_better = False
-    full_state_update = False
-    additive_update = True
-    plot_lower_bound = 0.0
-    plot_upper_bound = 1.0
     _unit: F.Unit = "word"
     _rate = "wer"
     errors: Tensor
@@ -140,7 +131,7 @@ class WordInfoPreserved(_EditCountMetric):
         self._configure(locals())
 
 
-class EditDistance(Metric):
+class EditDistance(AdditiveScore):
     """Levenshtein distance between the characters of each pair, reduced over all pairs.
 
     ``reduction="none"`` (or ``None``) keeps every pair's distance (a ``cat`` state).
@@ -153,13 +144,8 @@ class EditDistance(Metric):
     tensor([3, 4], dtype=torch.int32)
     """
 
-    plot = _plot_methods.plot_value
-
-    is_differentiable = False
     higher_is_better = False
-    full_state_update = False
-    additive_update = True
-    plot_lower_bound = 0.0
+    plot_upper_bound = None
 
     def __init__(
         self,
@@ -194,9 +180,7 @@ class EditDistance(Metric):
     def compute(self) -> Tensor:
         """Mean (float), sum (int64) or every distance (int32)."""
         if self.reduction in ("none", None):
-            scores = self.edit_scores_list  # a list, or one tensor once synced
-            if isinstance(scores, list):
-                scores = dim_zero_cat(scores) if scores else torch.zeros(0)
+            scores = self._cat_state("edit_scores_list")
             return scores if scores.numel() else torch.tensor(0, dtype=torch.int32, device=self.device)
         if self.reduction == "mean":
             return self.edit_scores / self.num_elements
