@@ -13,7 +13,8 @@ scores (Calinski-Harabasz, Davies-Bouldin, Dunn) keep the samples.
 {'ari': 0.5714, 'rand': 0.8333}
 """
 
-from lightning_metrics.clustering import embeddings as _embeddings, labels as _labels
+from lightning_metrics.clustering import embeddings as _embeddings
+from lightning_metrics.clustering import labels as _labels
 from lightning_metrics.clustering.embeddings import *  # noqa: F403
 from lightning_metrics.clustering.labels import *  # noqa: F403
 

@@ -12,7 +12,8 @@ arguments and values.
 {'u': 1.0, 'v': 1.0}
 """
 
-from lightning_metrics.nominal import association as _association, fleiss_kappa as _fleiss_kappa
+from lightning_metrics.nominal import association as _association
+from lightning_metrics.nominal import fleiss_kappa as _fleiss_kappa
 from lightning_metrics.nominal.association import *  # noqa: F403
 from lightning_metrics.nominal.fleiss_kappa import *  # noqa: F403
 

@@ -12,7 +12,8 @@
 {'map': tensor(0.7500), 'ndcg': tensor(0.8155)}
 """
 
-from lightning_metrics.retrieval import curves as _curves, metrics as _metrics
+from lightning_metrics.retrieval import curves as _curves
+from lightning_metrics.retrieval import metrics as _metrics
 from lightning_metrics.retrieval.curves import *  # noqa: F403
 from lightning_metrics.retrieval.metrics import *  # noqa: F403
 

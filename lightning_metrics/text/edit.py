@@ -38,6 +38,9 @@ class _EditCountMetric(AdditiveScore):
     preds_total: Tensor
     longer_total: Tensor
 
+    def __init__(self, **kwargs: Any) -> None:  # the rates take no argument of their own
+        self._configure(locals())
+
     def _build(self) -> None:
         for name in ("errors", "target_total", "preds_total", "longer_total"):
             self.add_state(name, torch.tensor(0, dtype=torch.int64), dist_reduce_fx="sum")
@@ -69,9 +72,6 @@ class WordErrorRate(_EditCountMetric):
     tensor(0.5000)
     """
 
-    def __init__(self, **kwargs: Any) -> None:
-        self._configure(locals())
-
 
 class CharErrorRate(_EditCountMetric):
     """Character error rate: character edits over reference characters.
@@ -84,9 +84,6 @@ class CharErrorRate(_EditCountMetric):
     _unit = "char"
     _rate = "cer"
 
-    def __init__(self, **kwargs: Any) -> None:
-        self._configure(locals())
-
 
 class MatchErrorRate(_EditCountMetric):
     """Match error rate: word edits over the summed longer length of each pair.
@@ -97,9 +94,6 @@ class MatchErrorRate(_EditCountMetric):
     """
 
     _rate = "mer"
-
-    def __init__(self, **kwargs: Any) -> None:
-        self._configure(locals())
 
 
 class WordInfoLost(_EditCountMetric):
@@ -112,9 +106,6 @@ class WordInfoLost(_EditCountMetric):
 
     _rate = "wil"
 
-    def __init__(self, **kwargs: Any) -> None:
-        self._configure(locals())
-
 
 class WordInfoPreserved(_EditCountMetric):
     """Word information preserved (torchmetrics' definition).
@@ -126,9 +117,6 @@ class WordInfoPreserved(_EditCountMetric):
 
     higher_is_better = True
     _rate = "wip"
-
-    def __init__(self, **kwargs: Any) -> None:
-        self._configure(locals())
 
 
 class EditDistance(AdditiveScore):

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any, Literal
 
-import torch
 from torch import Tensor
 
 from lightning_metrics._additive_score import AdditiveScore

@@ -9,7 +9,8 @@ integers); the embedding-based scores judge one labeling of embedded data.
 tensor(1.)
 """
 
-from lightning_metrics.functional.clustering import embeddings as _embeddings, labels as _labels
+from lightning_metrics.functional.clustering import embeddings as _embeddings
+from lightning_metrics.functional.clustering import labels as _labels
 from lightning_metrics.functional.clustering.embeddings import *  # noqa: F403
 from lightning_metrics.functional.clustering.labels import *  # noqa: F403
 

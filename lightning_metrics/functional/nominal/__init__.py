@@ -8,7 +8,8 @@ tensor(1.)
 """
 
 # the modules first: the function ``fleiss_kappa`` then takes the name of its module
-from lightning_metrics.functional.nominal import association as _association, fleiss_kappa as _fleiss_kappa
+from lightning_metrics.functional.nominal import association as _association
+from lightning_metrics.functional.nominal import fleiss_kappa as _fleiss_kappa
 from lightning_metrics.functional.nominal.association import *  # noqa: F403
 from lightning_metrics.functional.nominal.fleiss_kappa import *  # noqa: F403
 
