@@ -20,10 +20,22 @@ from lightning_metrics.functional.audio.ratios import (
 )
 
 
+def _zero_mean_init(self: _RatioMetric, zero_mean: bool = False, **kwargs: Any) -> None:
+    """The constructor (torchmetrics' signature) of the ratios whose one option is ``zero_mean``."""
+    self._configure(locals())
+
+
 class _RatioMetric(PerSampleMetric):
+    """A mean ratio in dB; ``_bool_options`` names its flags, checked once in the constructor."""
+
     higher_is_better = True
     plot_lower_bound: Optional[float] = None
     plot_upper_bound: Optional[float] = None
+    _bool_options: tuple[str, ...] = ("zero_mean",)
+
+    def _check_args(self) -> None:
+        for name in self._bool_options:
+            check_bool(name, getattr(self, name))
 
 
 class SignalNoiseRatio(_RatioMetric):
@@ -36,11 +48,7 @@ class SignalNoiseRatio(_RatioMetric):
     tensor(16.1805)
     """
 
-    def __init__(self, zero_mean: bool = False, **kwargs: Any) -> None:
-        self._configure(locals())
-
-    def _check_args(self) -> None:
-        check_bool("zero_mean", self.zero_mean)
+    __init__ = _zero_mean_init
 
     def _values(self, preds: Tensor, target: Tensor) -> Tensor:
         return signal_noise_ratio(preds, target, self.zero_mean)
@@ -55,6 +63,8 @@ class ScaleInvariantSignalNoiseRatio(_RatioMetric):
     >>> ScaleInvariantSignalNoiseRatio()(torch.tensor([2.5, 0.0, 2.0, 8.0]), target)
     tensor(15.0918)
     """
+
+    _bool_options = ()
 
     def __init__(self, **kwargs: Any) -> None:
         self._configure(locals())
@@ -73,11 +83,7 @@ class ScaleInvariantSignalDistortionRatio(_RatioMetric):
     tensor(18.4030)
     """
 
-    def __init__(self, zero_mean: bool = False, **kwargs: Any) -> None:
-        self._configure(locals())
-
-    def _check_args(self) -> None:
-        check_bool("zero_mean", self.zero_mean)
+    __init__ = _zero_mean_init
 
     def _values(self, preds: Tensor, target: Tensor) -> Tensor:
         return scale_invariant_signal_distortion_ratio(preds, target, self.zero_mean)
@@ -123,11 +129,7 @@ class ComplexScaleInvariantSignalNoiseRatio(_RatioMetric):
     tensor(20.4496)
     """
 
-    def __init__(self, zero_mean: bool = False, **kwargs: Any) -> None:
-        self._configure(locals())
-
-    def _check_args(self) -> None:
-        check_bool("zero_mean", self.zero_mean)
+    __init__ = _zero_mean_init
 
     def _values(self, preds: Tensor, target: Tensor) -> Tensor:
         return complex_scale_invariant_signal_noise_ratio(preds, target, self.zero_mean)
@@ -143,12 +145,10 @@ class SourceAggregatedSignalDistortionRatio(_RatioMetric):
     tensor(21.8722)
     """
 
+    _bool_options = ("scale_invariant", "zero_mean")
+
     def __init__(self, scale_invariant: bool = True, zero_mean: bool = False, **kwargs: Any) -> None:
         self._configure(locals())
-
-    def _check_args(self) -> None:
-        check_bool("scale_invariant", self.scale_invariant)
-        check_bool("zero_mean", self.zero_mean)
 
     def _values(self, preds: Tensor, target: Tensor) -> Tensor:
         return source_aggregated_signal_distortion_ratio(preds, target, self.scale_invariant, self.zero_mean)

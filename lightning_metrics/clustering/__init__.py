@@ -13,32 +13,9 @@ scores (Calinski-Harabasz, Davies-Bouldin, Dunn) keep the samples.
 {'ari': 0.5714, 'rand': 0.8333}
 """
 
-from lightning_metrics.clustering.embeddings import CalinskiHarabaszScore, DaviesBouldinScore, DunnIndex
-from lightning_metrics.clustering.labels import (
-    AdjustedMutualInfoScore,
-    AdjustedRandScore,
-    ClusterAccuracy,
-    CompletenessScore,
-    FowlkesMallowsIndex,
-    HomogeneityScore,
-    MutualInfoScore,
-    NormalizedMutualInfoScore,
-    RandScore,
-    VMeasureScore,
-)
+from lightning_metrics.clustering import embeddings as _embeddings
+from lightning_metrics.clustering import labels as _labels
+from lightning_metrics.clustering.embeddings import *  # noqa: F403
+from lightning_metrics.clustering.labels import *  # noqa: F403
 
-__all__ = [
-    "AdjustedMutualInfoScore",
-    "AdjustedRandScore",
-    "CalinskiHarabaszScore",
-    "ClusterAccuracy",
-    "CompletenessScore",
-    "DaviesBouldinScore",
-    "DunnIndex",
-    "FowlkesMallowsIndex",
-    "HomogeneityScore",
-    "MutualInfoScore",
-    "NormalizedMutualInfoScore",
-    "RandScore",
-    "VMeasureScore",
-]
+__all__ = [*_embeddings.__all__, *_labels.__all__]

@@ -16,7 +16,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics._additive_score import AdditiveScore
 from lightning_metrics.clustering.labels import cat_state
 from lightning_metrics.functional.clustering.embeddings import (
     ClusterGeometry,
@@ -27,20 +27,17 @@ from lightning_metrics.functional.clustering.embeddings import (
     davies_bouldin_from,
     dunn_from,
 )
-from lightning_metrics.metric import Metric
 from lightning_metrics.utilities.memo import derived
 
 
-class ClusterEmbeddingMetric(Metric):
+class ClusterEmbeddingMetric(AdditiveScore):
     """Keeps embedded samples and their cluster labels; subclasses score the geometry."""
 
-    plot = _plot_methods.plot_value
-
     is_differentiable = True
-    higher_is_better = True
-    full_state_update = False
-    additive_update = True
-    plot_lower_bound = 0.0
+    plot_upper_bound = None
+
+    def __init__(self, **kwargs: Any) -> None:  # a score takes no argument of its own unless it says so
+        self._configure(locals())
 
     def _build(self) -> None:
         self.add_state("data", [], dist_reduce_fx="cat")
@@ -75,9 +72,6 @@ class CalinskiHarabaszScore(ClusterEmbeddingMetric):
     tensor(71.5882)
     """
 
-    def __init__(self, **kwargs: Any) -> None:
-        self._configure(locals())
-
     def compute(self) -> Tensor:
         return calinski_harabasz_from(self._geometry()[0])
 
@@ -96,9 +90,6 @@ class DaviesBouldinScore(ClusterEmbeddingMetric):
     """
 
     higher_is_better = False
-
-    def __init__(self, **kwargs: Any) -> None:
-        self._configure(locals())
 
     def compute(self) -> Tensor:
         return davies_bouldin_from(self._geometry()[0])

@@ -21,7 +21,7 @@ from typing import Any, Literal
 import torch
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics._additive_score import AdditiveScore
 from lightning_metrics.functional._contingency import (
     check_label_range,
     check_num_classes,
@@ -61,18 +61,26 @@ def cat_state(metric: Metric, name: str) -> Tensor | None:
     return value[0]
 
 
-class ClusterLabelMetric(Metric):
-    """Keeps the label pairs and computes the score ``MEASURES[_measure]`` of their contingency table."""
+def _average_method_init(
+    self: ClusterLabelMetric,
+    average_method: Literal["min", "geometric", "arithmetic", "max"] = "arithmetic",
+    **kwargs: Any,
+) -> None:
+    """The constructor (torchmetrics' signature) of the normalised and the adjusted mutual information."""
+    self._configure(locals())
 
-    plot = _plot_methods.plot_value
+
+class ClusterLabelMetric(AdditiveScore):
+    """Keeps the label pairs and computes the score ``MEASURES[_measure]`` of their contingency table.
+
+    A score takes no argument of its own unless it says so: the constructor is the family's.
+    """
 
     is_differentiable = True  # torchmetrics' declaration
-    higher_is_better: bool | None = True
-    full_state_update = False
-    additive_update = True
-    plot_lower_bound: float | None = 0.0
-    plot_upper_bound: float | None = 1.0
     _measure = ""
+
+    def __init__(self, **kwargs: Any) -> None:
+        self._configure(locals())
 
     def _build(self) -> None:
         for option in MEASURES[self._measure].options:
@@ -114,9 +122,6 @@ class MutualInfoScore(ClusterLabelMetric):
     plot_upper_bound = None
     _measure = "mutual_info_score"
 
-    def __init__(self, **kwargs: Any) -> None:
-        self._configure(locals())
-
 
 class NormalizedMutualInfoScore(ClusterLabelMetric):
     """Mutual information divided by a mean of the two entropies (``average_method``).
@@ -131,10 +136,7 @@ class NormalizedMutualInfoScore(ClusterLabelMetric):
     higher_is_better = None
     _measure = "normalized_mutual_info_score"
 
-    def __init__(
-        self, average_method: Literal["min", "geometric", "arithmetic", "max"] = "arithmetic", **kwargs: Any
-    ) -> None:
-        self._configure(locals())
+    __init__ = _average_method_init
 
 
 class AdjustedMutualInfoScore(ClusterLabelMetric):
@@ -152,10 +154,7 @@ class AdjustedMutualInfoScore(ClusterLabelMetric):
     higher_is_better = None
     _measure = "adjusted_mutual_info_score"
 
-    def __init__(
-        self, average_method: Literal["min", "geometric", "arithmetic", "max"] = "arithmetic", **kwargs: Any
-    ) -> None:
-        self._configure(locals())
+    __init__ = _average_method_init
 
 
 class RandScore(ClusterLabelMetric):
@@ -172,9 +171,6 @@ class RandScore(ClusterLabelMetric):
     plot_upper_bound = None
     _measure = "rand_score"
 
-    def __init__(self, **kwargs: Any) -> None:
-        self._configure(locals())
-
 
 class AdjustedRandScore(ClusterLabelMetric):
     """The Rand score adjusted for chance (exact integer pair counts: no overflow at any size).
@@ -190,9 +186,6 @@ class AdjustedRandScore(ClusterLabelMetric):
     plot_lower_bound = -0.5
     _measure = "adjusted_rand_score"
 
-    def __init__(self, **kwargs: Any) -> None:
-        self._configure(locals())
-
 
 class FowlkesMallowsIndex(ClusterLabelMetric):
     """The geometric mean of pair precision and pair recall.
@@ -205,9 +198,6 @@ class FowlkesMallowsIndex(ClusterLabelMetric):
     """
 
     _measure = "fowlkes_mallows_index"
-
-    def __init__(self, **kwargs: Any) -> None:
-        self._configure(locals())
 
 
 class HomogeneityScore(ClusterLabelMetric):
@@ -222,9 +212,6 @@ class HomogeneityScore(ClusterLabelMetric):
 
     _measure = "homogeneity_score"
 
-    def __init__(self, **kwargs: Any) -> None:
-        self._configure(locals())
-
 
 class CompletenessScore(ClusterLabelMetric):
     """Whether the members of each target class fall in a single predicted cluster (``MI / H(preds)``).
@@ -237,9 +224,6 @@ class CompletenessScore(ClusterLabelMetric):
     """
 
     _measure = "completeness_score"
-
-    def __init__(self, **kwargs: Any) -> None:
-        self._configure(locals())
 
 
 class VMeasureScore(ClusterLabelMetric):
@@ -258,7 +242,7 @@ class VMeasureScore(ClusterLabelMetric):
         self._configure(locals())
 
 
-class ClusterAccuracy(Metric):
+class ClusterAccuracy(AdditiveScore):
     """Accuracy after the best one-to-one mapping of predicted clusters to target classes.
 
     Labels lie in ``[0, num_classes)`` (checked on every update, as torchmetrics does); the state is a
@@ -271,15 +255,6 @@ class ClusterAccuracy(Metric):
     >>> metric.compute()
     tensor(0.8000)
     """
-
-    plot = _plot_methods.plot_value
-
-    is_differentiable = False
-    higher_is_better = True
-    full_state_update = False
-    additive_update = True
-    plot_lower_bound = 0.0
-    plot_upper_bound = 1.0
 
     def __init__(self, num_classes: int, **kwargs: Any) -> None:
         self._configure(locals())

@@ -13,7 +13,7 @@ from typing import Any, Hashable, Optional
 import torch
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics._additive_score import AdditiveScore
 from lightning_metrics.functional.detection._inputs import (
     _boxes,
     _labels,
@@ -21,10 +21,9 @@ from lightning_metrics.functional.detection._inputs import (
     check_image_lists,
 )
 from lightning_metrics.functional.detection.iou import iou_batch_statistic, iou_of_statistic
-from lightning_metrics.metric import Metric
 
 
-class BoxIoUMetric(Metric):
+class BoxIoUMetric(AdditiveScore):
     """The family base: per batch the sums of :func:`~lightning_metrics.functional.detection.iou.iou_batch_statistic`.
 
     State: two scalar sums (the valid values and their number) and, per ground-truth box, its
@@ -32,12 +31,8 @@ class BoxIoUMetric(Metric):
     labels (8 bytes per box) for the list of classes. ``update`` reads nothing back from the device.
     """
 
-    plot = _plot_methods.plot_value
-
-    is_differentiable: bool = False
-    higher_is_better: Optional[bool] = True
-    full_state_update: bool = False
-    additive_update = True  # per-image values: one update of joined batches holds the same states
+    # additive: per-image values, so one update of joined batches holds the same states
+    plot_lower_bound = plot_upper_bound = None
 
     _measure = "iou"
     _invalid_val = -1.0  # torchmetrics' marker of an invalid value (kept for compatibility)

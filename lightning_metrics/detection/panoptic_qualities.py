@@ -8,7 +8,7 @@ from typing import Any, Hashable
 import torch
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics._additive_score import AdditiveScore
 from lightning_metrics.functional.detection.panoptic_qualities import (
     PanopticCounts,
     check_inputs,
@@ -16,26 +16,17 @@ from lightning_metrics.functional.detection.panoptic_qualities import (
     panoptic_result,
     parse_categories,
 )
-from lightning_metrics.metric import Metric
 
 
-class _PanopticBase(Metric):
+class _PanopticBase(AdditiveScore):
     """The family base: the IoU sum and the TP/FP/FN counts per category (``C`` float64 + ``3 C`` int64)."""
 
-    plot = _plot_methods.plot_value
-
-    is_differentiable: bool = False
-    higher_is_better: bool = True
-    full_state_update: bool = False
-    additive_update = True
-    plot_lower_bound: float = 0.0
-    plot_upper_bound: float = 1.0
     exact_dtype_states = ("iou_sum",)
 
     _modified = False
     # Python sets and the parsed categories: TorchScript has no type for them (a scripted metric
     # is a container of its states; the categories stay on the Python module)
-    __jit_ignored_attributes__ = [*Metric.__jit_ignored_attributes__, "things", "stuffs", "_spec", "cat_id_to_continuous_id"]
+    __jit_ignored_attributes__ = [*AdditiveScore.__jit_ignored_attributes__, "things", "stuffs", "_spec", "cat_id_to_continuous_id"]
     things: Any
     stuffs: Any
     allow_unknown_preds_category: bool

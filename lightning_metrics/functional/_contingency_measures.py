@@ -132,34 +132,34 @@ def _bias_correction_failed(metric: str) -> Tensor:
     warnings.warn(
         f"Unable to compute {metric} using bias correction. Please consider to set `bias_correction=False`.",
         UserWarning,
-        stacklevel=3,
+        stacklevel=4,  # the caller of the measure
     )
     return torch.tensor(float("nan"), dtype=torch.float64)
 
 
-def cramers_v(s: TableStats, bias_correction: bool = True) -> Tensor:
+def _phi_association(
+    s: TableStats, bias_correction: bool, metric: str, scale: Callable[[Any, Any], Any]
+) -> Tensor:
+    """``sqrt(phi^2 / scale(rows, cols))`` in [0, 1]: Cramer's V and Tschuprow's T, which differ
+    only in ``scale``; with ``bias_correction``, phi^2 and the table's sides are corrected first."""
     phi_squared = s.chi_squared(yates=bias_correction) / s.n
     if bias_correction:
         phi_squared, rows, cols = _bias_corrected(s, phi_squared)
         if torch.minimum(rows, cols) == 1:
-            return _bias_correction_failed("Cramer's V")
-        value = (phi_squared / torch.minimum(rows - 1, cols - 1)).sqrt()
+            return _bias_correction_failed(metric)
     else:
-        value = (phi_squared / (min(s.shape) - 1)).sqrt()
-    return value.clamp(0.0, 1.0)
+        rows, cols = s.shape
+    return (phi_squared / scale(rows, cols)).sqrt().clamp(0.0, 1.0)
+
+
+def cramers_v(s: TableStats, bias_correction: bool = True) -> Tensor:
+    return _phi_association(s, bias_correction, "Cramer's V", lambda rows, cols: min(rows - 1, cols - 1))
 
 
 def tschuprows_t(s: TableStats, bias_correction: bool = True) -> Tensor:
-    phi_squared = s.chi_squared(yates=bias_correction) / s.n
-    if bias_correction:
-        phi_squared, rows, cols = _bias_corrected(s, phi_squared)
-        if torch.minimum(rows, cols) == 1:
-            return _bias_correction_failed("Tschuprow's T")
-        value = (phi_squared / ((rows - 1) * (cols - 1)).sqrt()).sqrt()
-    else:
-        rows, cols = s.shape
-        value = (phi_squared / torch.tensor(float((rows - 1) * (cols - 1))).sqrt()).sqrt()
-    return value.clamp(0.0, 1.0)
+    return _phi_association(
+        s, bias_correction, "Tschuprow's T", lambda rows, cols: torch.as_tensor((rows - 1) * (cols - 1)).sqrt()
+    )
 
 
 def pearsons_contingency_coefficient(s: TableStats) -> Tensor:

@@ -12,12 +12,9 @@ arguments and values.
 {'u': 1.0, 'v': 1.0}
 """
 
-from lightning_metrics.nominal.association import (
-    CramersV,
-    PearsonsContingencyCoefficient,
-    TheilsU,
-    TschuprowsT,
-)
-from lightning_metrics.nominal.fleiss_kappa import FleissKappa
+from lightning_metrics.nominal import association as _association
+from lightning_metrics.nominal import fleiss_kappa as _fleiss_kappa
+from lightning_metrics.nominal.association import *  # noqa: F403
+from lightning_metrics.nominal.fleiss_kappa import *  # noqa: F403
 
-__all__ = ["CramersV", "FleissKappa", "PearsonsContingencyCoefficient", "TheilsU", "TschuprowsT"]
+__all__ = [*_association.__all__, *_fleiss_kappa.__all__]

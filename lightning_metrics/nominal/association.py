@@ -16,7 +16,7 @@ from typing import Any, Literal
 import torch
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics._additive_score import AdditiveScore
 from lightning_metrics.functional._contingency import (
     check_label_range,
     check_num_classes,
@@ -29,20 +29,34 @@ from lightning_metrics.functional.nominal.association import (
     check_nan_args,
     nominal_labels,
 )
-from lightning_metrics.metric import Metric
 
 
-class NominalAssociation(Metric):
+def _bias_corrected_init(
+    self: NominalAssociation,
+    num_classes: int,
+    bias_correction: bool = True,
+    nan_strategy: Literal["replace", "drop"] = "replace",
+    nan_replace_value: float | None = 0.0,
+    **kwargs: Any,
+) -> None:
+    """The constructor (torchmetrics' signature) of Cramer's V and Tschuprow's T."""
+    self._configure(locals())
+
+
+def _uncorrected_init(
+    self: NominalAssociation,
+    num_classes: int,
+    nan_strategy: Literal["replace", "drop"] = "replace",
+    nan_replace_value: float | None = 0.0,
+    **kwargs: Any,
+) -> None:
+    """The constructor (torchmetrics' signature) of Pearson's contingency coefficient and Theil's U."""
+    self._configure(locals())
+
+
+class NominalAssociation(AdditiveScore):
     """Accumulates the contingency table and reads ``MEASURES[_measure]`` from it."""
 
-    plot = _plot_methods.plot_value
-
-    full_state_update = False
-    is_differentiable = False
-    higher_is_better = True
-    additive_update = True
-    plot_lower_bound = 0.0
-    plot_upper_bound = 1.0
     _measure = ""
 
     def _build(self) -> None:
@@ -85,10 +99,7 @@ class CramersV(NominalAssociation):
 
     _measure = "cramers_v"
 
-    def __init__(self, num_classes: int, bias_correction: bool = True,
-                 nan_strategy: Literal["replace", "drop"] = "replace", nan_replace_value: float | None = 0.0,
-                 **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _bias_corrected_init
 
 
 class TschuprowsT(NominalAssociation):
@@ -104,10 +115,7 @@ class TschuprowsT(NominalAssociation):
 
     _measure = "tschuprows_t"
 
-    def __init__(self, num_classes: int, bias_correction: bool = True,
-                 nan_strategy: Literal["replace", "drop"] = "replace", nan_replace_value: float | None = 0.0,
-                 **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _bias_corrected_init
 
 
 class PearsonsContingencyCoefficient(NominalAssociation):
@@ -123,9 +131,7 @@ class PearsonsContingencyCoefficient(NominalAssociation):
 
     _measure = "pearsons_contingency_coefficient"
 
-    def __init__(self, num_classes: int, nan_strategy: Literal["replace", "drop"] = "replace",
-                 nan_replace_value: float | None = 0.0, **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _uncorrected_init
 
 
 class TheilsU(NominalAssociation):
@@ -141,9 +147,7 @@ class TheilsU(NominalAssociation):
 
     _measure = "theils_u"
 
-    def __init__(self, num_classes: int, nan_strategy: Literal["replace", "drop"] = "replace",
-                 nan_replace_value: float | None = 0.0, **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _uncorrected_init
 
 
 __all__ = ["CramersV", "PearsonsContingencyCoefficient", "TheilsU", "TschuprowsT"]

@@ -8,18 +8,17 @@ from typing import Any, Literal
 import torch
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics._additive_score import AdditiveScore
 from lightning_metrics.functional.nominal.fleiss_kappa import (
     check_mode,
     fleiss_counts,
     fleiss_kappa_from,
     fleiss_statistics,
 )
-from lightning_metrics.metric import Metric
 from lightning_metrics.utilities.data import dim_zero_cat
 
 
-class FleissKappa(Metric):
+class FleissKappa(AdditiveScore):
     """Fleiss' kappa: agreement between raters beyond chance (1: full agreement).
 
     ``ratings`` are ``(n_samples, n_categories)`` integer counts of the raters choosing each category
@@ -36,13 +35,7 @@ class FleissKappa(Metric):
     tensor(0.2683)
     """
 
-    plot = _plot_methods.plot_value
-
-    full_state_update = False
-    is_differentiable = False
-    higher_is_better = True
-    additive_update = True
-    plot_upper_bound = 1.0
+    plot_lower_bound = None  # below 0: less agreement than chance
 
     def __init__(self, mode: Literal["counts", "probs"] = "counts", **kwargs: Any) -> None:
         self._configure(locals())

@@ -12,29 +12,9 @@
 {'map': tensor(0.7500), 'ndcg': tensor(0.8155)}
 """
 
-from lightning_metrics.retrieval.curves import RetrievalPrecisionRecallCurve, RetrievalRecallAtFixedPrecision
-from lightning_metrics.retrieval.metrics import (
-    RetrievalAUROC,
-    RetrievalFallOut,
-    RetrievalHitRate,
-    RetrievalMAP,
-    RetrievalMRR,
-    RetrievalNormalizedDCG,
-    RetrievalPrecision,
-    RetrievalRecall,
-    RetrievalRPrecision,
-)
+from lightning_metrics.retrieval import curves as _curves
+from lightning_metrics.retrieval import metrics as _metrics
+from lightning_metrics.retrieval.curves import *  # noqa: F403
+from lightning_metrics.retrieval.metrics import *  # noqa: F403
 
-__all__ = [
-    "RetrievalAUROC",
-    "RetrievalFallOut",
-    "RetrievalHitRate",
-    "RetrievalMAP",
-    "RetrievalMRR",
-    "RetrievalNormalizedDCG",
-    "RetrievalPrecision",
-    "RetrievalPrecisionRecallCurve",
-    "RetrievalRPrecision",
-    "RetrievalRecall",
-    "RetrievalRecallAtFixedPrecision",
-]
+__all__ = [*_curves.__all__, *_metrics.__all__]

@@ -20,7 +20,7 @@ from typing import Hashable
 import torch
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics._additive_score import AdditiveScore
 from lightning_metrics.functional.retrieval._grouping import RankedQueries, rank_queries
 from lightning_metrics.functional.retrieval._inputs import (
     aggregate,
@@ -34,7 +34,7 @@ from lightning_metrics.utilities.data import dim_zero_cat
 from lightning_metrics.utilities.memo import derived
 
 
-class RetrievalMetric(Metric):
+class RetrievalMetric(AdditiveScore):
     """Base of the retrieval metrics: ``update(preds, target, indexes)`` appends documents; ``compute``
     ranks every query once and aggregates one value per query.
 
@@ -43,14 +43,6 @@ class RetrievalMetric(Metric):
     :meth:`_per_query`.
     """
 
-    plot = _plot_methods.plot_value
-
-    is_differentiable: bool = False
-    higher_is_better: bool = True
-    full_state_update: bool = False
-    additive_update = True
-    plot_lower_bound: float = 0.0
-    plot_upper_bound: float = 1.0
     allow_non_binary_target: bool = False  # graded relevance (the normalized DCG only)
     # the documents a query needs for its value to be defined; queries without go by empty_target_action
     needs: str = "positive"

@@ -43,6 +43,19 @@ __all__ = [
 Aggregation = Union[str, Callable]
 
 
+def _top_k_init(
+    self: RetrievalMetric,
+    empty_target_action: str = "neg",
+    ignore_index: Optional[int] = None,
+    top_k: Optional[int] = None,
+    aggregation: Aggregation = "mean",
+    validate_args: bool = True,
+    **kwargs: Any,
+) -> None:
+    """The constructor (torchmetrics' signature) of the measures at a cut-off without arguments of their own."""
+    self._configure(locals())
+
+
 class _TopKMetric(RetrievalMetric):
     """A measure at a cut-off ``top_k`` (``None``: every document)."""
 
@@ -75,10 +88,7 @@ class RetrievalMAP(_TopKMetric):
 
     top_k_zero_means_all = True
 
-    def __init__(self, empty_target_action: str = "neg", ignore_index: Optional[int] = None,
-                 top_k: Optional[int] = None, aggregation: Aggregation = "mean", validate_args: bool = True,
-                 **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _top_k_init
 
     def _per_query(self, ranked: RankedQueries) -> Tensor:
         return measures.average_precision(ranked, self._k)
@@ -101,10 +111,7 @@ class RetrievalMRR(_TopKMetric):
 
     top_k_zero_means_all = True
 
-    def __init__(self, empty_target_action: str = "neg", ignore_index: Optional[int] = None,
-                 top_k: Optional[int] = None, aggregation: Aggregation = "mean", validate_args: bool = True,
-                 **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _top_k_init
 
     def _per_query(self, ranked: RankedQueries) -> Tensor:
         return measures.reciprocal_rank(ranked, self._k)
@@ -153,10 +160,7 @@ class RetrievalRecall(_TopKMetric):
     tensor(0.7500)
     """
 
-    def __init__(self, empty_target_action: str = "neg", ignore_index: Optional[int] = None,
-                 top_k: Optional[int] = None, aggregation: Aggregation = "mean", validate_args: bool = True,
-                 **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _top_k_init
 
     def _per_query(self, ranked: RankedQueries) -> Tensor:
         return measures.recall(ranked, self.top_k)
@@ -204,10 +208,7 @@ class RetrievalHitRate(_TopKMetric):
     tensor(0.5000)
     """
 
-    def __init__(self, empty_target_action: str = "neg", ignore_index: Optional[int] = None,
-                 top_k: Optional[int] = None, aggregation: Aggregation = "mean", validate_args: bool = True,
-                 **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _top_k_init
 
     def _per_query(self, ranked: RankedQueries) -> Tensor:
         return measures.hit_rate(ranked, self.top_k)
@@ -231,10 +232,7 @@ class RetrievalNormalizedDCG(_TopKMetric):
 
     allow_non_binary_target = True
 
-    def __init__(self, empty_target_action: str = "neg", ignore_index: Optional[int] = None,
-                 top_k: Optional[int] = None, aggregation: Aggregation = "mean", validate_args: bool = True,
-                 **kwargs: Any) -> None:
-        self._configure(locals())
+    __init__ = _top_k_init
 
     def _per_query(self, ranked: RankedQueries) -> Tensor:
         # the ideal DCG at one cut-off is shared by the NDCGs of a collection that hold these states

@@ -7,13 +7,12 @@ from typing import Any, Hashable, Optional, Sequence, Union
 import torch
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics._additive_score import AdditiveScore
 from lightning_metrics.functional.segmentation._inputs import class_masks, format_pair
 from lightning_metrics.functional.segmentation.hausdorff import check_hausdorff_args, hausdorff_of_masks
-from lightning_metrics.metric import Metric
 
 
-class HausdorffDistance(Metric):
+class HausdorffDistance(AdditiveScore):
     """Hausdorff distance between predicted and target boundaries (torchmetrics' ``HausdorffDistance``).
 
     The mean, over samples and classes, of the Hausdorff distance between the boundary pixels of
@@ -34,13 +33,9 @@ class HausdorffDistance(Metric):
     tensor(2.)
     """
 
-    plot = _plot_methods.plot_value
-
     is_differentiable = True  # as torchmetrics declares
-    higher_is_better: Optional[bool] = False
-    full_state_update = False
-    additive_update = True
-    plot_lower_bound: Optional[float] = 0.0
+    higher_is_better = False
+    plot_upper_bound = None
 
     def __init__(
         self,

@@ -18,7 +18,7 @@ from typing import Any, Hashable, Optional
 import torch
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics._additive_score import AdditiveScore
 from lightning_metrics.functional.segmentation._counts import OverlapSpec
 from lightning_metrics.functional.segmentation._inputs import check_bool
 from lightning_metrics.functional.segmentation.overlap import (
@@ -30,20 +30,10 @@ from lightning_metrics.functional.segmentation.overlap import (
     generalized_dice_of_table,
     mean_iou_of_table,
 )
-from lightning_metrics.metric import Metric
 
 
-class OverlapMetric(Metric):
+class OverlapMetric(AdditiveScore):
     """The family base: a count table (:class:`OverlapSpec`) and a reduction of it."""
-
-    plot = _plot_methods.plot_value
-
-    is_differentiable = False
-    higher_is_better: Optional[bool] = True
-    full_state_update = False
-    additive_update = True
-    plot_lower_bound: Optional[float] = 0.0
-    plot_upper_bound: Optional[float] = 1.0
 
     # as torchmetrics' MeanIoU: num_classes may be read from the input; an unbatched map is one sample
     _classes_optional = False

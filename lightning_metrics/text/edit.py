@@ -22,30 +22,24 @@ from typing import Any, Literal
 import torch
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics._additive_score import AdditiveScore
 from lightning_metrics.functional.text import edit as F
 from lightning_metrics.functional.text._inputs import TextInput
-from lightning_metrics.metric import Metric
-from lightning_metrics.utilities.data import dim_zero_cat
 
 
-class _EditCountMetric(Metric):
+class _EditCountMetric(AdditiveScore):
     """Sums the edit counts of every batch; a subclass names its unit and its rate."""
 
-    plot = _plot_methods.plot_value
-
-    is_differentiable = False
     higher_is_better = False
-    full_state_update = False
-    additive_update = True
-    plot_lower_bound = 0.0
-    plot_upper_bound = 1.0
     _unit: F.Unit = "word"
     _rate = "wer"
     errors: Tensor
     target_total: Tensor
     preds_total: Tensor
     longer_total: Tensor
+
+    def __init__(self, **kwargs: Any) -> None:  # the rates take no argument of their own
+        self._configure(locals())
 
     def _build(self) -> None:
         for name in ("errors", "target_total", "preds_total", "longer_total"):
@@ -78,9 +72,6 @@ class WordErrorRate(_EditCountMetric):
     tensor(0.5000)
     """
 
-    def __init__(self, **kwargs: Any) -> None:
-        self._configure(locals())
-
 
 class CharErrorRate(_EditCountMetric):
     """Character error rate: character edits over reference characters.
@@ -93,9 +84,6 @@ class CharErrorRate(_EditCountMetric):
     _unit = "char"
     _rate = "cer"
 
-    def __init__(self, **kwargs: Any) -> None:
-        self._configure(locals())
-
 
 class MatchErrorRate(_EditCountMetric):
     """Match error rate: word edits over the summed longer length of each pair.
@@ -107,9 +95,6 @@ class MatchErrorRate(_EditCountMetric):
 
     _rate = "mer"
 
-    def __init__(self, **kwargs: Any) -> None:
-        self._configure(locals())
-
 
 class WordInfoLost(_EditCountMetric):
     """Word information lost (torchmetrics' definition, see ``word_information_preserved``).
@@ -120,9 +105,6 @@ class WordInfoLost(_EditCountMetric):
     """
 
     _rate = "wil"
-
-    def __init__(self, **kwargs: Any) -> None:
-        self._configure(locals())
 
 
 class WordInfoPreserved(_EditCountMetric):
@@ -136,11 +118,8 @@ class WordInfoPreserved(_EditCountMetric):
     higher_is_better = True
     _rate = "wip"
 
-    def __init__(self, **kwargs: Any) -> None:
-        self._configure(locals())
 
-
-class EditDistance(Metric):
+class EditDistance(AdditiveScore):
     """Levenshtein distance between the characters of each pair, reduced over all pairs.
 
     ``reduction="none"`` (or ``None``) keeps every pair's distance (a ``cat`` state).
@@ -153,13 +132,8 @@ class EditDistance(Metric):
     tensor([3, 4], dtype=torch.int32)
     """
 
-    plot = _plot_methods.plot_value
-
-    is_differentiable = False
     higher_is_better = False
-    full_state_update = False
-    additive_update = True
-    plot_lower_bound = 0.0
+    plot_upper_bound = None
 
     def __init__(
         self,
@@ -194,9 +168,7 @@ class EditDistance(Metric):
     def compute(self) -> Tensor:
         """Mean (float), sum (int64) or every distance (int32)."""
         if self.reduction in ("none", None):
-            scores = self.edit_scores_list  # a list, or one tensor once synced
-            if isinstance(scores, list):
-                scores = dim_zero_cat(scores) if scores else torch.zeros(0)
+            scores = self._cat_state("edit_scores_list")
             return scores if scores.numel() else torch.tensor(0, dtype=torch.int32, device=self.device)
         if self.reduction == "mean":
             return self.edit_scores / self.num_elements

@@ -11,17 +11,14 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any, Literal
 
-import torch
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics._additive_score import AdditiveScore
 from lightning_metrics.functional.text import eed as F
 from lightning_metrics.functional.text._inputs import ReferencesInput, TextInput, check_bool
-from lightning_metrics.metric import Metric
-from lightning_metrics.utilities.data import dim_zero_cat
 
 
-class ExtendedEditDistance(Metric):
+class ExtendedEditDistance(AdditiveScore):
     """The mean EED of the predictions, each against its best reference.
 
     >>> metric = ExtendedEditDistance(return_sentence_level_score=True)
@@ -29,14 +26,7 @@ class ExtendedEditDistance(Metric):
     (tensor(0.3835), tensor(0.3835))
     """
 
-    plot = _plot_methods.plot_value
-
-    is_differentiable = False
     higher_is_better = False
-    full_state_update = False
-    additive_update = True
-    plot_lower_bound = 0.0
-    plot_upper_bound = 1.0
 
     def __init__(
         self,
@@ -68,8 +58,6 @@ class ExtendedEditDistance(Metric):
 
     def compute(self) -> Tensor | tuple[Tensor, Tensor]:
         """The mean sentence score (and every sentence score)."""
-        scores = self.sentence_eed
-        if isinstance(scores, list):
-            scores = dim_zero_cat(scores) if scores else torch.zeros(0, device=self.device)
+        scores = self._cat_state("sentence_eed")
         average = F.eed_from_scores(scores)
         return (average, scores) if self.return_sentence_level_score else average

@@ -14,14 +14,13 @@ from typing import Any, Literal
 import torch
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics._additive_score import AdditiveScore
 from lightning_metrics.functional.text import rouge as F
 from lightning_metrics.functional.text._inputs import ReferencesInput, TextInput, check_bool
-from lightning_metrics.metric import Metric
 from lightning_metrics.utilities.checks import check_choice
 
 
-class ROUGEScore(Metric):
+class ROUGEScore(AdditiveScore):
     """ROUGE-N, ROUGE-L and ROUGE-Lsum, averaged over the sentences seen; ``compute`` returns a
     dict ``{"rouge1_fmeasure": ..., "rouge1_precision": ..., ...}``.
 
@@ -30,14 +29,6 @@ class ROUGEScore(Metric):
     {'rouge2_fmeasure': tensor(0.8000), 'rouge2_precision': tensor(1.), 'rouge2_recall': tensor(0.6667)}
     """
 
-    plot = _plot_methods.plot_value
-
-    is_differentiable = False
-    higher_is_better = True
-    full_state_update = False
-    additive_update = True
-    plot_lower_bound = 0.0
-    plot_upper_bound = 1.0
     exact_dtype_states = ("score_sums",)
     score_sums: Tensor
     num_sentences: Tensor

@@ -15,12 +15,11 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics._additive_score import AdditiveScore
 from lightning_metrics.functional.text import question_answering as F
-from lightning_metrics.metric import Metric
 
 
-class SQuAD(Metric):
+class SQuAD(AdditiveScore):
     """SQuAD v1.1 exact match and F1 (percentages) over every question seen.
 
     >>> metric = SQuAD()
@@ -28,13 +27,6 @@ class SQuAD(Metric):
     {'exact_match': tensor(100.), 'f1': tensor(100.)}
     """
 
-    plot = _plot_methods.plot_value
-
-    is_differentiable = False
-    higher_is_better = True
-    full_state_update = False
-    additive_update = True
-    plot_lower_bound = 0.0
     plot_upper_bound = 100.0
     exact_dtype_states = ("f1_score",)
     f1_score: Tensor

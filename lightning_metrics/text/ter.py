@@ -14,15 +14,13 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics._additive_score import AdditiveScore
 from lightning_metrics.functional.text import ter as F
 from lightning_metrics.functional.text._inputs import ReferencesInput, TextInput
 from lightning_metrics.functional.text.bleu import Convention
-from lightning_metrics.metric import Metric
-from lightning_metrics.utilities.data import dim_zero_cat
 
 
-class TranslationEditRate(Metric):
+class TranslationEditRate(AdditiveScore):
     """TER (Tercom); ``convention="sacrebleu"`` reports sacrebleu's value.
 
     >>> metric = TranslationEditRate(return_sentence_level_score=True)
@@ -30,14 +28,7 @@ class TranslationEditRate(Metric):
     (tensor(0.2500), tensor(0.2500))
     """
 
-    plot = _plot_methods.plot_value
-
-    is_differentiable = False
     higher_is_better = False
-    full_state_update = False
-    additive_update = True
-    plot_lower_bound = 0.0
-    plot_upper_bound = 1.0
     exact_dtype_states = ("total_tgt_len",)
     total_num_edits: Tensor
     total_tgt_len: Tensor
@@ -91,9 +82,4 @@ class TranslationEditRate(Metric):
     def compute(self) -> Tensor | tuple[Tensor, Tensor]:
         """The corpus TER (and every sentence score)."""
         score = F.ter_from_statistics(self.total_num_edits, self.total_tgt_len)
-        if self.return_sentence_level_score:
-            sentences = self.sentence_ter
-            if isinstance(sentences, list):
-                sentences = dim_zero_cat(sentences) if sentences else torch.zeros(0, device=score.device)
-            return score, sentences
-        return score
+        return (score, self._cat_state("sentence_ter")) if self.return_sentence_level_score else score

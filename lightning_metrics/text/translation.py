@@ -20,26 +20,14 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics._additive_score import AdditiveScore
 from lightning_metrics.functional.text import bleu as B
 from lightning_metrics.functional.text import chrf as C
 from lightning_metrics.functional.text._inputs import ReferencesInput, TextInput, check_bool
 from lightning_metrics.functional.text._sacrebleu_tokenize import TokenizeName, check_tokenize
-from lightning_metrics.metric import Metric
-from lightning_metrics.utilities.data import dim_zero_cat
 
 
-class _TranslationMetric(Metric):
-    plot = _plot_methods.plot_value
-    is_differentiable = False
-    higher_is_better = True
-    full_state_update = False
-    additive_update = True
-    plot_lower_bound = 0.0
-    plot_upper_bound = 1.0
-
-
-class BLEUScore(_TranslationMetric):
+class BLEUScore(AdditiveScore):
     """BLEU of whitespace-tokenized predictions against one or more references each.
 
     >>> metric = BLEUScore()
@@ -122,7 +110,7 @@ class SacreBLEUScore(BLEUScore):
         return self.convention
 
 
-class CHRFScore(_TranslationMetric):
+class CHRFScore(AdditiveScore):
     """chrF++ (``n_word_order=2``, the default) or chrF (``n_word_order=0``).
 
     >>> metric = CHRFScore(return_sentence_level_score=True)
@@ -176,9 +164,4 @@ class CHRFScore(_TranslationMetric):
     def compute(self) -> Tensor | tuple[Tensor, Tensor]:
         """The corpus chrF (and every sentence score)."""
         score = C.chrf_from_statistics(self.ngram_stats, self.n_char_order, self.beta, self.convention)
-        if self.return_sentence_level_score:
-            sentences = self.sentence_chrf_score
-            if isinstance(sentences, list):
-                sentences = dim_zero_cat(sentences) if sentences else torch.zeros(0, device=score.device)
-            return score, sentences
-        return score
+        return (score, self._cat_state("sentence_chrf_score")) if self.return_sentence_level_score else score

@@ -9,36 +9,9 @@ integers); the embedding-based scores judge one labeling of embedded data.
 tensor(1.)
 """
 
-from lightning_metrics.functional.clustering.embeddings import (
-    calinski_harabasz_score,
-    davies_bouldin_score,
-    dunn_index,
-)
-from lightning_metrics.functional.clustering.labels import (
-    adjusted_mutual_info_score,
-    adjusted_rand_score,
-    cluster_accuracy,
-    completeness_score,
-    fowlkes_mallows_index,
-    homogeneity_score,
-    mutual_info_score,
-    normalized_mutual_info_score,
-    rand_score,
-    v_measure_score,
-)
+from lightning_metrics.functional.clustering import embeddings as _embeddings
+from lightning_metrics.functional.clustering import labels as _labels
+from lightning_metrics.functional.clustering.embeddings import *  # noqa: F403
+from lightning_metrics.functional.clustering.labels import *  # noqa: F403
 
-__all__ = [
-    "adjusted_mutual_info_score",
-    "adjusted_rand_score",
-    "calinski_harabasz_score",
-    "cluster_accuracy",
-    "completeness_score",
-    "davies_bouldin_score",
-    "dunn_index",
-    "fowlkes_mallows_index",
-    "homogeneity_score",
-    "mutual_info_score",
-    "normalized_mutual_info_score",
-    "rand_score",
-    "v_measure_score",
-]
+__all__ = [*_embeddings.__all__, *_labels.__all__]

@@ -7,26 +7,10 @@
 tensor(1.)
 """
 
-from lightning_metrics.functional.nominal.association import (
-    cramers_v,
-    cramers_v_matrix,
-    pearsons_contingency_coefficient,
-    pearsons_contingency_coefficient_matrix,
-    theils_u,
-    theils_u_matrix,
-    tschuprows_t,
-    tschuprows_t_matrix,
-)
-from lightning_metrics.functional.nominal.fleiss_kappa import fleiss_kappa
+# the modules first: the function ``fleiss_kappa`` then takes the name of its module
+from lightning_metrics.functional.nominal import association as _association
+from lightning_metrics.functional.nominal import fleiss_kappa as _fleiss_kappa
+from lightning_metrics.functional.nominal.association import *  # noqa: F403
+from lightning_metrics.functional.nominal.fleiss_kappa import *  # noqa: F403
 
-__all__ = [
-    "cramers_v",
-    "cramers_v_matrix",
-    "fleiss_kappa",
-    "pearsons_contingency_coefficient",
-    "pearsons_contingency_coefficient_matrix",
-    "theils_u",
-    "theils_u_matrix",
-    "tschuprows_t",
-    "tschuprows_t_matrix",
-]
+__all__ = [*_association.__all__, *_fleiss_kappa.__all__]

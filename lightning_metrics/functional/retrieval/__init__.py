@@ -6,28 +6,7 @@
 tensor(1.)
 """
 
-from lightning_metrics.functional.retrieval.functions import (
-    retrieval_auroc,
-    retrieval_average_precision,
-    retrieval_fall_out,
-    retrieval_hit_rate,
-    retrieval_normalized_dcg,
-    retrieval_precision,
-    retrieval_precision_recall_curve,
-    retrieval_r_precision,
-    retrieval_recall,
-    retrieval_reciprocal_rank,
-)
+from lightning_metrics.functional.retrieval import functions as _functions
+from lightning_metrics.functional.retrieval.functions import *  # noqa: F403
 
-__all__ = [
-    "retrieval_auroc",
-    "retrieval_average_precision",
-    "retrieval_fall_out",
-    "retrieval_hit_rate",
-    "retrieval_normalized_dcg",
-    "retrieval_precision",
-    "retrieval_precision_recall_curve",
-    "retrieval_r_precision",
-    "retrieval_recall",
-    "retrieval_reciprocal_rank",
-]
+__all__ = [*_functions.__all__]
