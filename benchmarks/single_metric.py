@@ -21,6 +21,7 @@ import torch
 import torchmetrics
 import torchmetrics.classification as tmc
 import torchmetrics.regression as tmr
+from _common import eight
 
 import lightning_metrics
 import lightning_metrics.classification as lmc
@@ -39,20 +40,6 @@ def interleaved(candidates: dict[str, Callable[[], object]], repeats: int) -> di
             fn()
             times[name].append(time.perf_counter() - start)
     return {k: statistics.median(v) * 1e6 for k, v in times.items()}
-
-
-def eight(module, num_classes: int) -> dict:  # noqa: ANN001
-    kw = {"num_classes": num_classes}
-    return {
-        "acc": module.MulticlassAccuracy(**kw),
-        "precision": module.MulticlassPrecision(**kw),
-        "recall": module.MulticlassRecall(**kw),
-        "f1": module.MulticlassF1Score(**kw),
-        "mcc": module.MulticlassMatthewsCorrCoef(**kw),
-        "jaccard": module.MulticlassJaccardIndex(**kw),
-        "kappa": module.MulticlassCohenKappa(**kw),
-        "confmat": module.MulticlassConfusionMatrix(**kw),
-    }
 
 
 def row(work: str, tm: float, ours: float, roof: float, unit: str = "us") -> None:
