@@ -10,7 +10,6 @@ half-applied batch, a bumped update count or a poisoned cache all fail the case.
 
 from __future__ import annotations
 
-import inspect
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
@@ -26,7 +25,7 @@ from lightning_metrics import aggregation as agg
 from lightning_metrics import classification as cls
 from lightning_metrics import regression as reg
 from lightning_metrics import wrappers as wr
-from tests.reliability._registry import ENTRIES, TEXT_KINDS, Entry, assert_identical, batches, make_batch
+from tests.reliability._registry import ENTRIES, TEXT_KINDS, assert_identical, batches, make_batch
 
 C = 3
 ERRORS = (ValueError, TypeError, RuntimeError)
@@ -874,14 +873,7 @@ def test_no_host_read_in_update_without_validation(key: str, monkeypatch: pytest
         pytest.skip(ALWAYS_CHECKED[entry.name])
     if entry.kind in TEXT_KINDS:
         pytest.skip("strings are tokenised on the host: the tensors read back are CPU tensors of that batch")
-    public = getattr(getattr(lm, entry.package), entry.name)
-    params = inspect.signature(public.__new__ if "__new__" in public.__dict__ else public.__init__).parameters
-    kwargs = dict(entry.kwargs)
-    if "validate_args" in params:
-        kwargs["validate_args"] = False
-    if "nan_strategy" in params:
-        kwargs["nan_strategy"] = "disable"
-    metric = Entry(entry.key, entry.package, entry.name, entry.kind, kwargs).build()
+    metric = entry.unchecked().build()
     good = batches(entry.kind, (6, 5), seed=0)
     metric.update(*good[0])
     monkeypatch.setattr(_scores, "CPU_HOST_BRANCH", False)  # the accelerator path (CPU may branch for free)
