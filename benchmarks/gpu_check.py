@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
 import traceback
@@ -26,7 +25,7 @@ import warnings
 from typing import Any, Callable
 
 import torch
-from _common import eight
+from _common import eight, interleaved
 
 import lightning_metrics as lm
 
@@ -113,16 +112,14 @@ def cuda_graph_replay(device: torch.device, num_classes: int = 10, batch: int = 
             "ok": all(states.values())}
 
 
-def _cuda_time(fn: Callable[[], None], repeats: int) -> list[float]:
-    times = []
-    for _ in range(repeats):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1e3)  # microseconds
-    return times
+def _cuda_us(fn: Callable[[], None]) -> float:
+    """Microseconds of one call, between two CUDA events."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    fn()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) * 1e3
 
 
 def collection_timing(device: torch.device, repeats: int) -> list[dict]:
@@ -149,14 +146,7 @@ def collection_timing(device: torch.device, repeats: int) -> list[dict]:
 
         candidates = {"ours": lambda: ours.update(logits, target), "torchmetrics": lambda: theirs.update(logits, target),
                       "roofline": roofline}
-        for fn in candidates.values():
-            for _ in range(5):
-                fn()
-        times: dict[str, list[float]] = {k: [] for k in candidates}
-        for _ in range(repeats):
-            for name, fn in candidates.items():
-                times[name] += _cuda_time(fn, 1)
-        medians = {k: statistics.median(v) for k, v in times.items()}
+        medians = interleaved(candidates, repeats, warmup=5, clock_us=_cuda_us)
         rows.append({"num_classes": num_classes, "batch": 4096, "median_us": medians,
                      "ours_over_torchmetrics": medians["ours"] / medians["torchmetrics"],
                      "ours_over_roofline": medians["ours"] / medians["roofline"]})

@@ -12,34 +12,17 @@ Run: ``python benchmarks/single_metric.py [--repeats 200]``
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 import warnings
-from typing import Callable
 
 import torch
 import torchmetrics
 import torchmetrics.classification as tmc
 import torchmetrics.regression as tmr
-from _common import eight
+from _common import eight, interleaved
 
 import lightning_metrics
 import lightning_metrics.classification as lmc
 import lightning_metrics.regression as lmr
-
-
-def interleaved(candidates: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
-    """Median microseconds per call of each candidate, the candidates taking turns."""
-    for fn in candidates.values():
-        for _ in range(3):
-            fn()
-    times: dict[str, list[float]] = {k: [] for k in candidates}
-    for _ in range(repeats):
-        for name, fn in candidates.items():
-            start = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - start)
-    return {k: statistics.median(v) * 1e6 for k, v in times.items()}
 
 
 def row(work: str, tm: float, ours: float, roof: float, unit: str = "us") -> None:

@@ -1,5 +1,5 @@
-"""What several benchmarks share: the 8 count metrics of one multiclass input, and the median time
-of one call.
+"""What several benchmarks share: the 8 count metrics of one multiclass input, the median time of
+one call, and interleaved timing of several candidates.
 
 A script imports it as ``from _common import ...`` (Python puts the script's own folder,
 ``benchmarks/``, on ``sys.path``). It is a package, not a ``benchmarks/*.py`` file, so ``make bench``
@@ -52,3 +52,28 @@ def per_call_us(call: Callable[[], object], repeats: int) -> float:
 def per_call_ms(call: Callable[[], object], repeats: int) -> float:
     """Median milliseconds of one call (2 warm-up calls)."""
     return median_seconds(call, repeats, warmup=2) * 1e3
+
+
+def wall_us(call: Callable[[], object]) -> float:
+    """Wall microseconds of one ``call()``."""
+    start = time.perf_counter()
+    call()
+    return (time.perf_counter() - start) * 1e6
+
+
+def interleaved(
+    candidates: dict[str, Callable[[], object]],
+    repeats: int,
+    warmup: int = 3,
+    clock_us: Callable[[Callable[[], object]], float] = wall_us,
+) -> dict[str, float]:
+    """Median microseconds per call of each candidate, the candidates taking turns (so the drifts of
+    a shared machine fall on all of them alike); ``clock_us`` times one call."""
+    for call in candidates.values():
+        for _ in range(warmup):
+            call()
+    times: dict[str, list[float]] = {k: [] for k in candidates}
+    for _ in range(repeats):
+        for name, call in candidates.items():
+            times[name].append(clock_us(call))
+    return {k: statistics.median(v) for k, v in times.items()}
