@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator
 from typing import Any, Optional
 
+import pytest
 import torch
 
 NUM_CLASSES = 4
@@ -13,6 +16,33 @@ THRESHOLD_KINDS = {
     "list": [0.0, 0.2, 0.45, 0.7, 1.0],
     "tensor": torch.linspace(0, 1, 9),
 }
+VARIANTS = ("plain", "ties", "absent_class", "extra_dim")
+CURVE_CASE_ARGS = ("family", "task", "kwargs", "kind", "ignore_index", "thresholds", "variant", "seed")
+
+
+def curve_cases(families: dict[str, dict[str, list[dict]]]) -> Iterator[Any]:
+    """The parameters :data:`CURVE_CASE_ARGS` of every configuration of ``families`` (family -> task ->
+    kwargs list) with probs or logits, with and without ``ignore_index`` and every threshold kind; the
+    input variants take turns and the running index is the seed."""
+    index = 0
+    for family, tasks in families.items():
+        for task, kwarg_list in tasks.items():
+            for kwargs, kind, ignore_index, thresholds in itertools.product(
+                kwarg_list, ("probs", "logits"), (None, -1), THRESHOLD_KINDS
+            ):
+                variant = VARIANTS[index % len(VARIANTS)]
+                index += 1
+                yield pytest.param(
+                    family,
+                    task,
+                    kwargs,
+                    kind,
+                    ignore_index,
+                    thresholds,
+                    variant,
+                    index,
+                    id=f"{family}-{task}-{kwargs}-{kind}-ii{ignore_index}-{thresholds}-{variant}",
+                )
 
 
 def make_batch(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import warnings
 
 import pytest
@@ -10,7 +9,15 @@ import torch
 import torchmetrics.functional.classification as tmf
 
 import lightning_metrics.functional.classification as lmf
-from tests.classification._curve_cases import NUM_CLASSES, THRESHOLD_KINDS, assert_same, make_batch
+from tests.classification._curve_cases import (
+    CURVE_CASE_ARGS,
+    NUM_CLASSES,
+    THRESHOLD_KINDS,
+    VARIANTS,
+    assert_same,
+    curve_cases,
+    make_batch,
+)
 
 MULTICLASS_CURVE_AVERAGES = [{"average": None}, {"average": "micro"}, {"average": "macro"}]
 CURVE_FAMILIES = {
@@ -43,29 +50,6 @@ CURVE_FAMILIES = {
         "multilabel": [{"average": "macro"}, {"average": "none", "fpr_range": (0.05, 0.5)}],
     },
 }
-VARIANTS = ("plain", "ties", "absent_class", "extra_dim")
-
-
-def _curve_cases():
-    index = 0
-    for family, tasks in CURVE_FAMILIES.items():
-        for task, kwarg_list in tasks.items():
-            for kwargs, kind, ignore_index, thresholds in itertools.product(
-                kwarg_list, ("probs", "logits"), (None, -1), THRESHOLD_KINDS
-            ):
-                variant = VARIANTS[index % len(VARIANTS)]
-                index += 1
-                yield pytest.param(
-                    family,
-                    task,
-                    kwargs,
-                    kind,
-                    ignore_index,
-                    thresholds,
-                    variant,
-                    index,
-                    id=f"{family}-{task}-{kwargs}-{kind}-ii{ignore_index}-{thresholds}-{variant}",
-                )
 
 
 def _inputs(task, kind, ignore_index, variant, seed):
@@ -91,10 +75,7 @@ def _call(module, name, task, preds, target, kwargs):
         return fn(preds, target, **kwargs)
 
 
-@pytest.mark.parametrize(
-    ("family", "task", "kwargs", "kind", "ignore_index", "thresholds", "variant", "seed"),
-    list(_curve_cases()),
-)
+@pytest.mark.parametrize(CURVE_CASE_ARGS, list(curve_cases(CURVE_FAMILIES)))
 def test_curve_family_matches_torchmetrics(
     family, task, kwargs, kind, ignore_index, thresholds, variant, seed
 ):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import warnings
 
 import pytest
@@ -11,7 +10,14 @@ import torchmetrics.classification as tmc
 
 import lightning_metrics as lm
 import lightning_metrics.classification as lmc
-from tests.classification._curve_cases import NUM_CLASSES, THRESHOLD_KINDS, assert_same, make_batch
+from tests.classification._curve_cases import (
+    CURVE_CASE_ARGS,
+    NUM_CLASSES,
+    THRESHOLD_KINDS,
+    assert_same,
+    curve_cases,
+    make_batch,
+)
 
 TASK_PREFIX = {"binary": "Binary", "multiclass": "Multiclass", "multilabel": "Multilabel"}
 CURVE_AVERAGES = [{"average": None}, {"average": "micro"}, {"average": "macro"}]
@@ -103,32 +109,7 @@ def _batches(task, kind, ignore_index, seed, variant):
     ]
 
 
-def _curve_cases():
-    index = 0
-    for family, tasks in CURVE_CLASSES.items():
-        for task, kwarg_list in tasks.items():
-            for kwargs, kind, ignore_index, thresholds in itertools.product(
-                kwarg_list, ("probs", "logits"), (None, -1), THRESHOLD_KINDS
-            ):
-                variant = ("plain", "ties", "absent_class", "extra_dim")[index % 4]
-                index += 1
-                yield pytest.param(
-                    family,
-                    task,
-                    kwargs,
-                    kind,
-                    ignore_index,
-                    thresholds,
-                    variant,
-                    index,
-                    id=f"{family}-{task}-{kwargs}-{kind}-ii{ignore_index}-{thresholds}-{variant}",
-                )
-
-
-@pytest.mark.parametrize(
-    ("family", "task", "kwargs", "kind", "ignore_index", "thresholds", "variant", "seed"),
-    list(_curve_cases()),
-)
+@pytest.mark.parametrize(CURVE_CASE_ARGS, list(curve_cases(CURVE_CLASSES)))
 def test_curve_class_streams_like_torchmetrics(
     family, task, kwargs, kind, ignore_index, thresholds, variant, seed
 ):
