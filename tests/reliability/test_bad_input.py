@@ -25,6 +25,7 @@ from lightning_metrics import aggregation as agg
 from lightning_metrics import classification as cls
 from lightning_metrics import regression as reg
 from lightning_metrics import wrappers as wr
+from tests._bad_input import update_count
 from tests.reliability._registry import ENTRIES, TEXT_KINDS, assert_identical, batches, make_batch
 
 C = 3
@@ -752,21 +753,15 @@ def test_bad_batch_leaves_state_unchanged(case: Case, mode: str) -> None:
     bad = case.bad(good[0])
     metric = case.build()
     metric.update(*good[0])
-    before_count = _update_count(metric)
+    before_count = update_count(metric)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # e.g. nan_strategy="warn" is not what these cases test
         with pytest.raises(ERRORS) as info:
             metric.update(*bad) if mode == "update" else metric(*bad)
     _check_message(info.value, case)
-    assert _update_count(metric) == before_count, f"{case.id}: the rejected batch was counted"
+    assert update_count(metric) == before_count, f"{case.id}: the rejected batch was counted"
     metric.update(*good[1])
     assert_identical(metric.compute(), _fresh_result(case, good))
-
-
-def _update_count(metric: Any) -> Any:
-    if isinstance(metric, MetricCollection):
-        return [m.update_count for m in metric.values()]
-    return getattr(metric, "update_count", None)
 
 
 # ------------------------------------------------------------------ infinite scores
