@@ -249,6 +249,17 @@ def assert_close(actual: Any, expected: Any, key: str = "") -> None:
     torch.testing.assert_close(actual, expected, rtol=1e-6, atol=1e-7, equal_nan=True, msg=lambda m: f"{key}: {m}")
 
 
+def assert_oracle_logged(logged: dict[str, Any], expected: dict[str, Any], stage: str, sep: str = "/", suffix: str = "") -> None:
+    """Each oracle value of ``expected`` was logged as ``<stage><sep><name><suffix>``, a vector value
+    once per class as ``<stage><sep><name><sep><class><suffix>``."""
+    for name, value in expected.items():
+        if value.ndim:
+            for c, v in enumerate(value):
+                assert_close(logged[f"{stage}{sep}{name}{sep}{c}{suffix}"], v, f"{stage}{sep}{name}{sep}{c}")
+        else:
+            assert_close(logged[f"{stage}{sep}{name}{suffix}"], value, f"{stage}{sep}{name}")
+
+
 # -------------------------------------------------------------- subprocess
 def free_port() -> int:
     with socket.socket() as sock:
