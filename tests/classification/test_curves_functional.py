@@ -12,10 +12,12 @@ import lightning_metrics.functional.classification as lmf
 from tests.classification._curve_cases import (
     CURVE_CASE_ARGS,
     NUM_CLASSES,
+    TASK_WRAPPERS,
     THRESHOLD_KINDS,
     VARIANTS,
     assert_same,
     curve_cases,
+    functional_name,
     make_batch,
 )
 
@@ -115,26 +117,7 @@ def test_score_family_matches_torchmetrics(family, task, kwargs, kind, ignore_in
     assert_same(_call(lmf, family, task, preds, target, kwargs), expected)
 
 
-TASK_WRAPPERS = [
-    ("roc", {"task": "multiclass", "num_classes": NUM_CLASSES, "average": "macro"}),
-    ("precision_recall_curve", {"task": "multilabel", "num_labels": NUM_CLASSES, "thresholds": 5}),
-    ("auroc", {"task": "binary", "max_fpr": 0.3}),
-    ("average_precision", {"task": "multiclass", "num_classes": NUM_CLASSES, "average": "weighted"}),
-    ("precision_at_fixed_recall", {"task": "binary", "min_recall": 0.3}),
-    ("recall_at_fixed_precision", {"task": "multilabel", "num_labels": NUM_CLASSES, "min_precision": 0.3}),
-    (
-        "sensitivity_at_specificity",
-        {"task": "multiclass", "num_classes": NUM_CLASSES, "min_specificity": 0.3},
-    ),
-    ("specificity_at_sensitivity", {"task": "binary", "min_sensitivity": 0.3, "thresholds": 11}),
-    ("eer", {"task": "multiclass", "num_classes": NUM_CLASSES, "average": "micro"}),
-    ("logauc", {"task": "multilabel", "num_labels": NUM_CLASSES}),
-    ("calibration_error", {"task": "multiclass", "num_classes": NUM_CLASSES, "norm": "l2"}),
-    ("hinge_loss", {"task": "multiclass", "num_classes": NUM_CLASSES, "multiclass_mode": "one-vs-all"}),
-]
-
-
-@pytest.mark.parametrize(("name", "kwargs"), TASK_WRAPPERS)
+@pytest.mark.parametrize(("name", "kwargs"), [(functional_name(family), kw) for family, kw in TASK_WRAPPERS])
 def test_task_wrapper_functions_match_torchmetrics(name, kwargs):
     preds, target = make_batch(kwargs["task"], "logits", None, seed=7)
     with warnings.catch_warnings():

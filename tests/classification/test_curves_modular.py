@@ -13,9 +13,11 @@ import lightning_metrics.classification as lmc
 from tests.classification._curve_cases import (
     CURVE_CASE_ARGS,
     NUM_CLASSES,
+    TASK_WRAPPERS,
     THRESHOLD_KINDS,
     assert_same,
     curve_cases,
+    functional_name,
     make_batch,
 )
 
@@ -74,16 +76,11 @@ def _stream(metric, batches, use_forward=False):
         return values, metric.compute()
 
 
-FUNCTIONAL_NAME = {"ROC": "roc", "EER": "eer", "LogAUC": "logauc", "AUROC": "auroc"}
-
-
 def _functional_oracle(family, task, kwargs, batches):
     """torchmetrics' function on all batches at once, for configurations its class cannot run."""
-    import re
-
     import torchmetrics.functional.classification as tmf
 
-    name = FUNCTIONAL_NAME.get(family) or re.sub(r"(?<!^)(?=[A-Z])", "_", family).lower()
+    name = functional_name(family)
     size = {"multiclass": {"num_classes": NUM_CLASSES}, "multilabel": {"num_labels": NUM_CLASSES}}.get(
         task, {}
     )
@@ -144,24 +141,7 @@ def test_score_class_streams_like_torchmetrics(family, task, kwargs, kind, ignor
     assert_same(ours_batch, theirs_batch)
 
 
-WRAPPERS = [
-    ("ROC", {"task": "multiclass", "num_classes": NUM_CLASSES, "average": "macro"}),
-    ("PrecisionRecallCurve", {"task": "multilabel", "num_labels": NUM_CLASSES, "thresholds": 5}),
-    ("AUROC", {"task": "binary", "max_fpr": 0.3}),
-    ("AUROC", {"task": "multilabel", "num_labels": NUM_CLASSES, "average": "micro"}),
-    ("AveragePrecision", {"task": "multiclass", "num_classes": NUM_CLASSES, "average": "weighted"}),
-    ("PrecisionAtFixedRecall", {"task": "binary", "min_recall": 0.3}),
-    ("RecallAtFixedPrecision", {"task": "multilabel", "num_labels": NUM_CLASSES, "min_precision": 0.3}),
-    ("SensitivityAtSpecificity", {"task": "multiclass", "num_classes": NUM_CLASSES, "min_specificity": 0.3}),
-    ("SpecificityAtSensitivity", {"task": "binary", "min_sensitivity": 0.3, "thresholds": 11}),
-    ("EER", {"task": "multiclass", "num_classes": NUM_CLASSES, "average": "micro"}),
-    ("LogAUC", {"task": "multilabel", "num_labels": NUM_CLASSES}),
-    ("CalibrationError", {"task": "multiclass", "num_classes": NUM_CLASSES, "norm": "l2"}),
-    ("HingeLoss", {"task": "multiclass", "num_classes": NUM_CLASSES, "multiclass_mode": "one-vs-all"}),
-]
-
-
-@pytest.mark.parametrize(("name", "kwargs"), WRAPPERS)
+@pytest.mark.parametrize(("name", "kwargs"), TASK_WRAPPERS)
 def test_task_wrapper_builds_the_same_metric_as_torchmetrics(name, kwargs):
     import torchmetrics.classification
 
