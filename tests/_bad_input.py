@@ -28,6 +28,20 @@ def update_count(metric: Any) -> Any:
     return getattr(metric, "update_count", None)
 
 
+def assert_raises_naming(
+    call: Callable[[], Any],
+    needles: Sequence[str],
+    errors: Errors = (ValueError, TypeError),
+    match: Optional[str] = None,
+) -> None:
+    """``call()`` raises one of ``errors`` whose message matches ``match`` and contains every needle
+    (the argument, the value or the shape)."""
+    with pytest.raises(errors, match=match) as info:
+        call()
+    for needle in needles:
+        assert needle in str(info.value), f"{needle!r} not in {info.value}"
+
+
 def assert_rejected_untouched(
     build: Callable[[], Any],
     good: Sequence[tuple],
@@ -43,10 +57,8 @@ def assert_rejected_untouched(
     metric.update(*good[0])
     state, count = copy.deepcopy(metric.metric_state), update_count(metric)
     for mode in modes:
-        with pytest.raises(errors, match=match) as info:
-            metric.update(*bad) if mode == "update" else metric(*bad)
-        for needle in needles:
-            assert needle in str(info.value), f"{needle!r} not in {info.value}"
+        feed = metric.update if mode == "update" else metric
+        assert_raises_naming(lambda feed=feed: feed(*bad), needles, errors, match)
     assert update_count(metric) == count, "the rejected batch was counted"
     assert_identical(metric.metric_state, state)
     metric.update(*good[1])

@@ -12,7 +12,7 @@ import torch
 import lightning_metrics.clustering as lmc
 import lightning_metrics.functional.clustering as lmf
 from lightning_metrics import MetricCollection
-from tests._bad_input import assert_rejected_untouched
+from tests._bad_input import assert_raises_naming, assert_rejected_untouched
 from tests.reliability._registry import assert_identical
 
 GOOD_LABELS = [
@@ -80,7 +80,11 @@ def test_labels_outside_num_classes_are_rejected() -> None:
     )
     bad = (torch.tensor([0, 1]), torch.tensor([-1, 1]))
     assert_rejected_untouched(
-        lambda: lmc.ClusterAccuracy(num_classes=3), GOOD_LABELS, bad, needles=("`target`", "[-1]"), modes=("forward",)
+        lambda: lmc.ClusterAccuracy(num_classes=3),
+        GOOD_LABELS,
+        bad,
+        needles=("`target`", "[-1]"),
+        modes=("forward",),
     )
     with pytest.raises(ValueError, match=r"`num_classes`=2, got \[2\]"):
         lmf.cluster_accuracy(torch.tensor([0, 2]), torch.tensor([0, 1]), num_classes=2)
@@ -100,10 +104,7 @@ def test_labels_outside_num_classes_are_rejected() -> None:
     ],
 )
 def test_bad_arguments_raise_at_construction(build: Callable[[], Any], needles: tuple) -> None:
-    with pytest.raises((ValueError, TypeError)) as info:
-        build()
-    for needle in needles:
-        assert needle in str(info.value), f"{needle!r} not in {info.value}"
+    assert_raises_naming(build, needles)
 
 
 def test_functions_check_like_the_classes() -> None:
