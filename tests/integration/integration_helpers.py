@@ -40,11 +40,16 @@ def loader(n: int, seed: int = 0, batch_size: int = 16, shuffle: bool = False) -
 
 
 # ----------------------------------------------------------------- metrics
-class CountAccuracy(lm.Metric):
-    """Multiclass accuracy from logits (test-local, sum states)."""
+class AdditiveMetric(lm.Metric):
+    """The base of the test metrics below: per-sample sums, counts, max or cat states, so the
+    engine may coalesce batches."""
 
     full_state_update = False
-    additive_update = True  # per-sample sums, counts, max or cat: the engine may coalesce batches
+    additive_update = True
+
+
+class CountAccuracy(AdditiveMetric):
+    """Multiclass accuracy from logits (test-local, sum states)."""
 
     def __init__(self, num_classes: int = NUM_CLASSES, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -60,11 +65,8 @@ class CountAccuracy(lm.Metric):
         return self.correct.float() / self.total
 
 
-class PerClassRecall(lm.Metric):
+class PerClassRecall(AdditiveMetric):
     """Recall per class (a vector of ``num_classes`` values)."""
-
-    full_state_update = False
-    additive_update = True  # per-sample sums, counts, max or cat: the engine may coalesce batches
 
     def __init__(self, num_classes: int = NUM_CLASSES, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -81,11 +83,8 @@ class PerClassRecall(lm.Metric):
         return self.hits / self.support
 
 
-class Confusion(lm.Metric):
+class Confusion(AdditiveMetric):
     """A confusion matrix: a non-scalar that must never reach ``self.log``."""
-
-    full_state_update = False
-    additive_update = True  # per-sample sums, counts, max or cat: the engine may coalesce batches
 
     def __init__(self, num_classes: int = NUM_CLASSES, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -100,11 +99,8 @@ class Confusion(lm.Metric):
         return self.matrix
 
 
-class MaxLogit(lm.Metric):
+class MaxLogit(AdditiveMetric):
     """The largest logit seen (a max state) — exactness of max under resume."""
-
-    full_state_update = False
-    additive_update = True  # per-sample sums, counts, max or cat: the engine may coalesce batches
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -117,11 +113,8 @@ class MaxLogit(lm.Metric):
         return self.peak
 
 
-class TargetsSeen(lm.Metric):
+class TargetsSeen(AdditiveMetric):
     """Concatenates the targets (a cat state) and returns their sum of squares and count."""
-
-    full_state_update = False
-    additive_update = True  # per-sample sums, counts, max or cat: the engine may coalesce batches
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -134,11 +127,8 @@ class TargetsSeen(lm.Metric):
         return (lm.utilities.dim_zero_cat(self.targets) ** 2).sum()
 
 
-class SampleCount(lm.Metric):
+class SampleCount(AdditiveMetric):
     """How many samples were fed (a padded sample counts twice)."""
-
-    full_state_update = False
-    additive_update = True  # per-sample sums, counts, max or cat: the engine may coalesce batches
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
