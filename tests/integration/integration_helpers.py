@@ -169,18 +169,29 @@ def oracle(preds: torch.Tensor, target: torch.Tensor) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ models
-class RecordingModel(L.LightningModule):
-    """A linear classifier whose steps return preds/target and record them per stage/epoch."""
+class LinearClassifier(L.LightningModule):
+    """A linear layer from ``NUM_FEATURES`` to ``NUM_CLASSES`` logits, initialised from ``seed``,
+    trained by SGD at ``lr``; subclasses write the steps."""
 
     def __init__(self, lr: float = 0.1, seed: int = 0) -> None:
         super().__init__()
         torch.manual_seed(seed)
         self.layer = nn.Linear(NUM_FEATURES, NUM_CLASSES)
         self.lr = lr
-        self.records: dict[tuple, list] = defaultdict(list)  # (stage, dataloader_idx) -> [(preds, target)]
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.layer(x)
+
+    def configure_optimizers(self) -> torch.optim.Optimizer:
+        return torch.optim.SGD(self.parameters(), lr=self.lr)
+
+
+class RecordingModel(LinearClassifier):
+    """A linear classifier whose steps return preds/target and record them per stage/epoch."""
+
+    def __init__(self, lr: float = 0.1, seed: int = 0) -> None:
+        super().__init__(lr, seed)
+        self.records: dict[tuple, list] = defaultdict(list)  # (stage, dataloader_idx) -> [(preds, target)]
 
     def _step(self, stage: str, batch: Any, dataloader_idx: int = 0) -> dict[str, torch.Tensor]:
         x, y = batch
@@ -212,9 +223,6 @@ class RecordingModel(L.LightningModule):
     def recorded(self, stage: str, dataloader_idx: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
         pairs = self.records[(stage, dataloader_idx)]
         return torch.cat([p for p, _ in pairs]), torch.cat([t for _, t in pairs])
-
-    def configure_optimizers(self) -> torch.optim.Optimizer:
-        return torch.optim.SGD(self.parameters(), lr=self.lr)
 
 
 def trainer_kwargs(tmp_path: Path, **overrides: Any) -> dict[str, Any]:
