@@ -12,42 +12,15 @@ Run: ``python benchmarks/classification_counts.py [--repeats 200] [--threads 1]`
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 import warnings
-from typing import Callable
 
 import torch
 import torchmetrics
 import torchmetrics.classification as tmc
+from _common import eight, per_call_us
 
 import lightning_metrics
 import lightning_metrics.classification as lmc
-
-
-def eight(module, num_classes: int, validate_args: bool):  # noqa: ANN001, ANN201
-    kw = {"num_classes": num_classes, "validate_args": validate_args}
-    return {
-        "acc": module.MulticlassAccuracy(**kw),
-        "precision": module.MulticlassPrecision(**kw),
-        "recall": module.MulticlassRecall(**kw),
-        "f1": module.MulticlassF1Score(**kw),
-        "mcc": module.MulticlassMatthewsCorrCoef(**kw),
-        "jaccard": module.MulticlassJaccardIndex(**kw),
-        "kappa": module.MulticlassCohenKappa(**kw),
-        "confmat": module.MulticlassConfusionMatrix(**kw),
-    }
-
-
-def per_call_us(update: Callable[[], None], repeats: int) -> float:
-    for _ in range(5):
-        update()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        update()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e6
 
 
 def main() -> None:

@@ -17,9 +17,7 @@ Run: ``PYTHONPATH=$PWD python benchmarks/gpu_check.py [OUT.json] [--repeats 50]`
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
-import statistics
 import sys
 import time
 import traceback
@@ -27,20 +25,9 @@ import warnings
 from typing import Any, Callable
 
 import torch
+from _common import eight, interleaved
 
 import lightning_metrics as lm
-
-def _unchecked(entry: Any) -> Any:
-    from tests.reliability._registry import Entry
-
-    public = getattr(getattr(lm, entry.package), entry.name)
-    params = inspect.signature(public.__new__ if "__new__" in public.__dict__ else public.__init__).parameters
-    kwargs = dict(entry.kwargs)
-    if "validate_args" in params:
-        kwargs["validate_args"] = False
-    if "nan_strategy" in params:
-        kwargs["nan_strategy"] = "disable"
-    return Entry(entry.key, entry.package, entry.name, entry.kind, kwargs)
 
 
 def _to(value: Any, device: torch.device) -> Any:
@@ -69,7 +56,7 @@ def no_sync_updates(device: torch.device, deadline: float) -> dict[str, Any]:
             results[key] = "skipped: " + ALWAYS_CHECKED.get(entry.name, "host-side inputs or a wrapper")
             continue
         try:
-            entry = _unchecked(entry)
+            entry = entry.unchecked()
             data = batches(entry.kind, (6, 5), seed=0)
             cpu, gpu = entry.build(), entry.build().to(device)
             for batch in data:
@@ -89,20 +76,6 @@ def no_sync_updates(device: torch.device, deadline: float) -> dict[str, Any]:
     return results
 
 
-def eight(module: Any, num_classes: int) -> dict:
-    kw = {"num_classes": num_classes, "validate_args": False}
-    return {
-        "acc": module.MulticlassAccuracy(**kw),
-        "precision": module.MulticlassPrecision(**kw),
-        "recall": module.MulticlassRecall(**kw),
-        "f1": module.MulticlassF1Score(**kw),
-        "mcc": module.MulticlassMatthewsCorrCoef(**kw),
-        "jaccard": module.MulticlassJaccardIndex(**kw),
-        "kappa": module.MulticlassCohenKappa(**kw),
-        "confmat": module.MulticlassConfusionMatrix(**kw),
-    }
-
-
 def cuda_graph_replay(device: torch.device, num_classes: int = 10, batch: int = 4096, steps: int = 5) -> dict:
     """Check 2: capture the collection's update in a CUDA graph, replay it, compare with eager updates."""
     import lightning_metrics.classification as lmc
@@ -112,8 +85,8 @@ def cuda_graph_replay(device: torch.device, num_classes: int = 10, batch: int = 
         (torch.randn(batch, num_classes, generator=g).to(device), torch.randint(0, num_classes, (batch,), generator=g).to(device))
         for _ in range(steps)
     ]
-    graphed = lm.MetricCollection(eight(lmc, num_classes)).to(device)
-    eager = lm.MetricCollection(eight(lmc, num_classes)).to(device)
+    graphed = lm.MetricCollection(eight(lmc, num_classes, validate_args=False)).to(device)
+    eager = lm.MetricCollection(eight(lmc, num_classes, validate_args=False)).to(device)
     static_preds, static_target = inputs[0][0].clone(), inputs[0][1].clone()
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
@@ -139,16 +112,14 @@ def cuda_graph_replay(device: torch.device, num_classes: int = 10, batch: int = 
             "ok": all(states.values())}
 
 
-def _cuda_time(fn: Callable[[], None], repeats: int) -> list[float]:
-    times = []
-    for _ in range(repeats):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1e3)  # microseconds
-    return times
+def _cuda_us(fn: Callable[[], None]) -> float:
+    """Microseconds of one call, between two CUDA events."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    fn()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) * 1e3
 
 
 def collection_timing(device: torch.device, repeats: int) -> list[dict]:
@@ -166,8 +137,8 @@ def collection_timing(device: torch.device, repeats: int) -> list[dict]:
         logits = torch.randn(4096, num_classes, generator=g).to(device)
         target = torch.randint(0, num_classes, (4096,), generator=g).to(device)
         state = torch.zeros(num_classes * num_classes, dtype=torch.long, device=device)
-        ours = lm.MetricCollection(eight(lmc, num_classes)).to(device)
-        theirs = torchmetrics.MetricCollection(eight(tmc, num_classes), compute_groups=True).to(device)
+        ours = lm.MetricCollection(eight(lmc, num_classes, validate_args=False)).to(device)
+        theirs = torchmetrics.MetricCollection(eight(tmc, num_classes, validate_args=False), compute_groups=True).to(device)
 
         def roofline() -> None:
             codes = target * num_classes + logits.argmax(1)
@@ -175,14 +146,7 @@ def collection_timing(device: torch.device, repeats: int) -> list[dict]:
 
         candidates = {"ours": lambda: ours.update(logits, target), "torchmetrics": lambda: theirs.update(logits, target),
                       "roofline": roofline}
-        for fn in candidates.values():
-            for _ in range(5):
-                fn()
-        times: dict[str, list[float]] = {k: [] for k in candidates}
-        for _ in range(repeats):
-            for name, fn in candidates.items():
-                times[name] += _cuda_time(fn, 1)
-        medians = {k: statistics.median(v) for k, v in times.items()}
+        medians = interleaved(candidates, repeats, warmup=5, clock_us=_cuda_us)
         rows.append({"num_classes": num_classes, "batch": 4096, "median_us": medians,
                      "ours_over_torchmetrics": medians["ours"] / medians["torchmetrics"],
                      "ours_over_roofline": medians["ours"] / medians["roofline"]})

@@ -15,28 +15,16 @@ Run: ``python benchmarks/image_audio.py [--repeats 7] [--threads N] [--updates 1
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 import warnings
 from typing import Any, Callable
 
 import torch
 import torchmetrics.audio as tma
 import torchmetrics.image as tmi
+from _common import per_call_ms
 
 import lightning_metrics.audio as lma
 import lightning_metrics.image as lmi
-
-
-def per_call_ms(update: Callable[[], None], repeats: int) -> float:
-    for _ in range(2):
-        update()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        update()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
 
 
 def state_bytes(metric: Any) -> int:

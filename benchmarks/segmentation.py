@@ -17,30 +17,18 @@ Run: ``python benchmarks/segmentation.py [--repeats 15] [--threads 1] [--hausdor
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 import warnings
 from typing import Any, Callable
 
 import torch
 import torchmetrics
 import torchmetrics.segmentation as tms
+from _common import per_call_ms
 from torch.nn import functional as F
 from torch.profiler import ProfilerActivity, profile
 
 import lightning_metrics
 import lightning_metrics.segmentation as lms
-
-
-def per_call_ms(update: Callable[[], None], repeats: int) -> float:
-    for _ in range(2):
-        update()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        update()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
 
 
 def memory(update: Callable[[], None]) -> tuple[int, int]:

@@ -14,50 +14,24 @@ Run: ``python benchmarks/single_metric.py [--repeats 200]``
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 import warnings
-from typing import Callable
 
 import torch
 import torchmetrics
 import torchmetrics.classification as tmc
 import torchmetrics.regression as tmr
+from _common import cpu_us, eight, interleaved, wall_us
 
 import lightning_metrics
 import lightning_metrics.classification as lmc
 import lightning_metrics.regression as lmr
 
 
-CLOCK = time.thread_time  # --clock: CPU time of this thread (other processes' load does not count) or wall time
+CLOCK_US = cpu_us  # --clock: this thread's CPU time (the default) or the wall clock
 
 
-def interleaved(candidates: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
-    """Median microseconds per call of each candidate, the candidates taking turns."""
-    for fn in candidates.values():
-        for _ in range(3):
-            fn()
-    times: dict[str, list[float]] = {k: [] for k in candidates}
-    for _ in range(repeats):
-        for name, fn in candidates.items():
-            start = CLOCK()
-            fn()
-            times[name].append(CLOCK() - start)
-    return {k: statistics.median(v) * 1e6 for k, v in times.items()}
-
-
-def eight(module, num_classes: int) -> dict:  # noqa: ANN001
-    kw = {"num_classes": num_classes}
-    return {
-        "acc": module.MulticlassAccuracy(**kw),
-        "precision": module.MulticlassPrecision(**kw),
-        "recall": module.MulticlassRecall(**kw),
-        "f1": module.MulticlassF1Score(**kw),
-        "mcc": module.MulticlassMatthewsCorrCoef(**kw),
-        "jaccard": module.MulticlassJaccardIndex(**kw),
-        "kappa": module.MulticlassCohenKappa(**kw),
-        "confmat": module.MulticlassConfusionMatrix(**kw),
-    }
+def timed(candidates: dict, repeats: int) -> dict[str, float]:
+    return interleaved(candidates, repeats, clock_us=CLOCK_US)
 
 
 def row(work: str, tm: float, ours: float, roof: float, unit: str = "us") -> None:
@@ -84,7 +58,7 @@ def lone_regression(repeats: int) -> None:
         cands = {"ours": lambda: ours.update(preds, target), "tm": lambda: theirs.update(preds, target)}
         if roof is not None:
             cands["roof"] = roof
-        t = interleaved(cands, repeats)
+        t = timed(cands, repeats)
         row(f"{name} alone, update, B=4096", t["tm"], t["ours"], t.get("roof", float("nan")))
         torch.testing.assert_close(ours.compute().double(), theirs.compute().double(), rtol=1e-4, atol=1e-5)
 
@@ -101,7 +75,7 @@ def lone_accuracy(repeats: int) -> None:
     for average in ("micro", "macro"):
         ours = lmc.MulticlassAccuracy(num_classes=1000, average=average)
         theirs = tmc.MulticlassAccuracy(num_classes=1000, average=average)
-        t = interleaved(
+        t = timed(
             {"ours": lambda: ours.update(logits, target), "tm": lambda: theirs.update(logits, target), "roof": roof},
             max(repeats // 4, 10),
         )
@@ -121,7 +95,7 @@ def collections(repeats: int) -> None:
         ours = lightning_metrics.MetricCollection(eight(lmc, num_classes))
         theirs = torchmetrics.MetricCollection(eight(tmc, num_classes), compute_groups=True)
         reps = repeats if num_classes == 10 else max(repeats // 4, 10)
-        t = interleaved(
+        t = timed(
             {
                 "ours": lambda: ours.update(logits, target),
                 "tm": lambda: theirs.update(logits, target),
@@ -178,7 +152,7 @@ def lone_counts(repeats: int) -> None:
                 else:
                     inputs = (logits, target)
                 ours, theirs = getattr(lmc, name)(num_classes=num_classes), getattr(tmc, name)(num_classes=num_classes)
-                t = interleaved(
+                t = timed(
                     {"ours": lambda: ours.update(*inputs), "tm": lambda: theirs.update(*inputs), "roof": roof}, reps
                 )
                 print(f"{name:<40} {num_classes:>5} {batch:>5} {t['tm']:>9.1f} {t['ours']:>9.1f} {t['roof']:>9.1f} "
@@ -192,8 +166,8 @@ def main() -> None:
     parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
                         help="cpu: this thread's CPU time (steady on a shared machine); wall: perf_counter")
     args = parser.parse_args()
-    global CLOCK
-    CLOCK = time.thread_time if args.clock == "cpu" else time.perf_counter
+    global CLOCK_US
+    CLOCK_US = cpu_us if args.clock == "cpu" else wall_us
     torch.set_num_threads(1)
     warnings.filterwarnings("ignore")
     print(f"torch {torch.__version__}, torchmetrics {torchmetrics.__version__}, 1 thread, medians of interleaved repeats, "

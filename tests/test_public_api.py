@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import subprocess
-import sys
 
 import pytest
+
+from tests._imports import heavy_modules_loaded
 
 PUBLIC_MODULES = [
     "lightning_metrics",
@@ -61,11 +61,11 @@ def test_top_level_contract():
 
 
 def test_import_is_light():
-    code = (
-        "import sys, lightning_metrics, lightning_metrics.classification, lightning_metrics.regression,"
-        " lightning_metrics.segmentation;"
-        "heavy = [m for m in ('matplotlib', 'scipy', 'torchmetrics', 'sklearn') if m in sys.modules];"
-        "print(','.join(heavy))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
-    assert out.stdout.strip() == "", f"importing lightning_metrics pulled in: {out.stdout}"
+    modules = [
+        "lightning_metrics",
+        "lightning_metrics.classification",
+        "lightning_metrics.regression",
+        "lightning_metrics.segmentation",
+    ]
+    loaded = heavy_modules_loaded(modules, ("matplotlib", "scipy", "torchmetrics", "sklearn"))
+    assert loaded == [], f"importing lightning_metrics pulled in: {loaded}"

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
+import re
+from collections.abc import Iterator
 from typing import Any, Optional
 
+import pytest
 import torch
 
 NUM_CLASSES = 4
@@ -13,6 +17,55 @@ THRESHOLD_KINDS = {
     "list": [0.0, 0.2, 0.45, 0.7, 1.0],
     "tensor": torch.linspace(0, 1, 9),
 }
+VARIANTS = ("plain", "ties", "absent_class", "extra_dim")
+# one configuration per task wrapper (the class name; functional_name gives the function's)
+TASK_WRAPPERS = [
+    ("ROC", {"task": "multiclass", "num_classes": NUM_CLASSES, "average": "macro"}),
+    ("PrecisionRecallCurve", {"task": "multilabel", "num_labels": NUM_CLASSES, "thresholds": 5}),
+    ("AUROC", {"task": "binary", "max_fpr": 0.3}),
+    ("AUROC", {"task": "multilabel", "num_labels": NUM_CLASSES, "average": "micro"}),
+    ("AveragePrecision", {"task": "multiclass", "num_classes": NUM_CLASSES, "average": "weighted"}),
+    ("PrecisionAtFixedRecall", {"task": "binary", "min_recall": 0.3}),
+    ("RecallAtFixedPrecision", {"task": "multilabel", "num_labels": NUM_CLASSES, "min_precision": 0.3}),
+    ("SensitivityAtSpecificity", {"task": "multiclass", "num_classes": NUM_CLASSES, "min_specificity": 0.3}),
+    ("SpecificityAtSensitivity", {"task": "binary", "min_sensitivity": 0.3, "thresholds": 11}),
+    ("EER", {"task": "multiclass", "num_classes": NUM_CLASSES, "average": "micro"}),
+    ("LogAUC", {"task": "multilabel", "num_labels": NUM_CLASSES}),
+    ("CalibrationError", {"task": "multiclass", "num_classes": NUM_CLASSES, "norm": "l2"}),
+    ("HingeLoss", {"task": "multiclass", "num_classes": NUM_CLASSES, "multiclass_mode": "one-vs-all"}),
+]
+_FUNCTIONAL_NAME = {"ROC": "roc", "EER": "eer", "LogAUC": "logauc", "AUROC": "auroc"}
+
+
+def functional_name(family: str) -> str:
+    """The function of a class family: ``PrecisionRecallCurve`` -> ``precision_recall_curve``."""
+    return _FUNCTIONAL_NAME.get(family) or re.sub(r"(?<!^)(?=[A-Z])", "_", family).lower()
+CURVE_CASE_ARGS = ("family", "task", "kwargs", "kind", "ignore_index", "thresholds", "variant", "seed")
+
+
+def curve_cases(families: dict[str, dict[str, list[dict]]]) -> Iterator[Any]:
+    """The parameters :data:`CURVE_CASE_ARGS` of every configuration of ``families`` (family -> task ->
+    kwargs list) with probs or logits, with and without ``ignore_index`` and every threshold kind; the
+    input variants take turns and the running index is the seed."""
+    index = 0
+    for family, tasks in families.items():
+        for task, kwarg_list in tasks.items():
+            for kwargs, kind, ignore_index, thresholds in itertools.product(
+                kwarg_list, ("probs", "logits"), (None, -1), THRESHOLD_KINDS
+            ):
+                variant = VARIANTS[index % len(VARIANTS)]
+                index += 1
+                yield pytest.param(
+                    family,
+                    task,
+                    kwargs,
+                    kind,
+                    ignore_index,
+                    thresholds,
+                    variant,
+                    index,
+                    id=f"{family}-{task}-{kwargs}-{kind}-ii{ignore_index}-{thresholds}-{variant}",
+                )
 
 
 def make_batch(

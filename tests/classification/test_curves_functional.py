@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import warnings
 
 import pytest
@@ -10,7 +9,17 @@ import torch
 import torchmetrics.functional.classification as tmf
 
 import lightning_metrics.functional.classification as lmf
-from tests.classification._curve_cases import NUM_CLASSES, THRESHOLD_KINDS, assert_same, make_batch
+from tests.classification._curve_cases import (
+    CURVE_CASE_ARGS,
+    NUM_CLASSES,
+    TASK_WRAPPERS,
+    THRESHOLD_KINDS,
+    VARIANTS,
+    assert_same,
+    curve_cases,
+    functional_name,
+    make_batch,
+)
 
 MULTICLASS_CURVE_AVERAGES = [{"average": None}, {"average": "micro"}, {"average": "macro"}]
 CURVE_FAMILIES = {
@@ -43,29 +52,6 @@ CURVE_FAMILIES = {
         "multilabel": [{"average": "macro"}, {"average": "none", "fpr_range": (0.05, 0.5)}],
     },
 }
-VARIANTS = ("plain", "ties", "absent_class", "extra_dim")
-
-
-def _curve_cases():
-    index = 0
-    for family, tasks in CURVE_FAMILIES.items():
-        for task, kwarg_list in tasks.items():
-            for kwargs, kind, ignore_index, thresholds in itertools.product(
-                kwarg_list, ("probs", "logits"), (None, -1), THRESHOLD_KINDS
-            ):
-                variant = VARIANTS[index % len(VARIANTS)]
-                index += 1
-                yield pytest.param(
-                    family,
-                    task,
-                    kwargs,
-                    kind,
-                    ignore_index,
-                    thresholds,
-                    variant,
-                    index,
-                    id=f"{family}-{task}-{kwargs}-{kind}-ii{ignore_index}-{thresholds}-{variant}",
-                )
 
 
 def _inputs(task, kind, ignore_index, variant, seed):
@@ -91,10 +77,7 @@ def _call(module, name, task, preds, target, kwargs):
         return fn(preds, target, **kwargs)
 
 
-@pytest.mark.parametrize(
-    ("family", "task", "kwargs", "kind", "ignore_index", "thresholds", "variant", "seed"),
-    list(_curve_cases()),
-)
+@pytest.mark.parametrize(CURVE_CASE_ARGS, list(curve_cases(CURVE_FAMILIES)))
 def test_curve_family_matches_torchmetrics(
     family, task, kwargs, kind, ignore_index, thresholds, variant, seed
 ):
@@ -134,26 +117,7 @@ def test_score_family_matches_torchmetrics(family, task, kwargs, kind, ignore_in
     assert_same(_call(lmf, family, task, preds, target, kwargs), expected)
 
 
-TASK_WRAPPERS = [
-    ("roc", {"task": "multiclass", "num_classes": NUM_CLASSES, "average": "macro"}),
-    ("precision_recall_curve", {"task": "multilabel", "num_labels": NUM_CLASSES, "thresholds": 5}),
-    ("auroc", {"task": "binary", "max_fpr": 0.3}),
-    ("average_precision", {"task": "multiclass", "num_classes": NUM_CLASSES, "average": "weighted"}),
-    ("precision_at_fixed_recall", {"task": "binary", "min_recall": 0.3}),
-    ("recall_at_fixed_precision", {"task": "multilabel", "num_labels": NUM_CLASSES, "min_precision": 0.3}),
-    (
-        "sensitivity_at_specificity",
-        {"task": "multiclass", "num_classes": NUM_CLASSES, "min_specificity": 0.3},
-    ),
-    ("specificity_at_sensitivity", {"task": "binary", "min_sensitivity": 0.3, "thresholds": 11}),
-    ("eer", {"task": "multiclass", "num_classes": NUM_CLASSES, "average": "micro"}),
-    ("logauc", {"task": "multilabel", "num_labels": NUM_CLASSES}),
-    ("calibration_error", {"task": "multiclass", "num_classes": NUM_CLASSES, "norm": "l2"}),
-    ("hinge_loss", {"task": "multiclass", "num_classes": NUM_CLASSES, "multiclass_mode": "one-vs-all"}),
-]
-
-
-@pytest.mark.parametrize(("name", "kwargs"), TASK_WRAPPERS)
+@pytest.mark.parametrize(("name", "kwargs"), [(functional_name(family), kw) for family, kw in TASK_WRAPPERS])
 def test_task_wrapper_functions_match_torchmetrics(name, kwargs):
     preds, target = make_batch(kwargs["task"], "logits", None, seed=7)
     with warnings.catch_warnings():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import warnings
 
 import pytest
@@ -11,7 +10,16 @@ import torchmetrics.classification as tmc
 
 import lightning_metrics as lm
 import lightning_metrics.classification as lmc
-from tests.classification._curve_cases import NUM_CLASSES, THRESHOLD_KINDS, assert_same, make_batch
+from tests.classification._curve_cases import (
+    CURVE_CASE_ARGS,
+    NUM_CLASSES,
+    TASK_WRAPPERS,
+    THRESHOLD_KINDS,
+    assert_same,
+    curve_cases,
+    functional_name,
+    make_batch,
+)
 
 TASK_PREFIX = {"binary": "Binary", "multiclass": "Multiclass", "multilabel": "Multilabel"}
 CURVE_AVERAGES = [{"average": None}, {"average": "micro"}, {"average": "macro"}]
@@ -68,16 +76,11 @@ def _stream(metric, batches, use_forward=False):
         return values, metric.compute()
 
 
-FUNCTIONAL_NAME = {"ROC": "roc", "EER": "eer", "LogAUC": "logauc", "AUROC": "auroc"}
-
-
 def _functional_oracle(family, task, kwargs, batches):
     """torchmetrics' function on all batches at once, for configurations its class cannot run."""
-    import re
-
     import torchmetrics.functional.classification as tmf
 
-    name = FUNCTIONAL_NAME.get(family) or re.sub(r"(?<!^)(?=[A-Z])", "_", family).lower()
+    name = functional_name(family)
     size = {"multiclass": {"num_classes": NUM_CLASSES}, "multilabel": {"num_labels": NUM_CLASSES}}.get(
         task, {}
     )
@@ -103,32 +106,7 @@ def _batches(task, kind, ignore_index, seed, variant):
     ]
 
 
-def _curve_cases():
-    index = 0
-    for family, tasks in CURVE_CLASSES.items():
-        for task, kwarg_list in tasks.items():
-            for kwargs, kind, ignore_index, thresholds in itertools.product(
-                kwarg_list, ("probs", "logits"), (None, -1), THRESHOLD_KINDS
-            ):
-                variant = ("plain", "ties", "absent_class", "extra_dim")[index % 4]
-                index += 1
-                yield pytest.param(
-                    family,
-                    task,
-                    kwargs,
-                    kind,
-                    ignore_index,
-                    thresholds,
-                    variant,
-                    index,
-                    id=f"{family}-{task}-{kwargs}-{kind}-ii{ignore_index}-{thresholds}-{variant}",
-                )
-
-
-@pytest.mark.parametrize(
-    ("family", "task", "kwargs", "kind", "ignore_index", "thresholds", "variant", "seed"),
-    list(_curve_cases()),
-)
+@pytest.mark.parametrize(CURVE_CASE_ARGS, list(curve_cases(CURVE_CLASSES)))
 def test_curve_class_streams_like_torchmetrics(
     family, task, kwargs, kind, ignore_index, thresholds, variant, seed
 ):
@@ -163,24 +141,7 @@ def test_score_class_streams_like_torchmetrics(family, task, kwargs, kind, ignor
     assert_same(ours_batch, theirs_batch)
 
 
-WRAPPERS = [
-    ("ROC", {"task": "multiclass", "num_classes": NUM_CLASSES, "average": "macro"}),
-    ("PrecisionRecallCurve", {"task": "multilabel", "num_labels": NUM_CLASSES, "thresholds": 5}),
-    ("AUROC", {"task": "binary", "max_fpr": 0.3}),
-    ("AUROC", {"task": "multilabel", "num_labels": NUM_CLASSES, "average": "micro"}),
-    ("AveragePrecision", {"task": "multiclass", "num_classes": NUM_CLASSES, "average": "weighted"}),
-    ("PrecisionAtFixedRecall", {"task": "binary", "min_recall": 0.3}),
-    ("RecallAtFixedPrecision", {"task": "multilabel", "num_labels": NUM_CLASSES, "min_precision": 0.3}),
-    ("SensitivityAtSpecificity", {"task": "multiclass", "num_classes": NUM_CLASSES, "min_specificity": 0.3}),
-    ("SpecificityAtSensitivity", {"task": "binary", "min_sensitivity": 0.3, "thresholds": 11}),
-    ("EER", {"task": "multiclass", "num_classes": NUM_CLASSES, "average": "micro"}),
-    ("LogAUC", {"task": "multilabel", "num_labels": NUM_CLASSES}),
-    ("CalibrationError", {"task": "multiclass", "num_classes": NUM_CLASSES, "norm": "l2"}),
-    ("HingeLoss", {"task": "multiclass", "num_classes": NUM_CLASSES, "multiclass_mode": "one-vs-all"}),
-]
-
-
-@pytest.mark.parametrize(("name", "kwargs"), WRAPPERS)
+@pytest.mark.parametrize(("name", "kwargs"), TASK_WRAPPERS)
 def test_task_wrapper_builds_the_same_metric_as_torchmetrics(name, kwargs):
     import torchmetrics.classification
 

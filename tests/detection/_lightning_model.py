@@ -12,6 +12,7 @@ from torch.utils.data import DataLoader, Dataset
 
 import lightning_metrics as lm
 from lightning_metrics.detection import MeanAveragePrecision
+from tests._lightning import quiet_trainer
 
 CLASSES = ("person", "car", "dog")
 VAL_SIZE = 13  # odd: DistributedSampler pads one image on 2 ranks, the engine drops it
@@ -81,19 +82,7 @@ class DetectionModel(lm.MetricsMixin, L.LightningModule):
         return torch.optim.SGD(self.parameters(), lr=0.0)
 
 
-def trainer(**overrides: Any) -> L.Trainer:
-    options = dict(
-        accelerator="cpu",
-        devices=1,
-        max_epochs=1,
-        logger=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
-        enable_checkpointing=False,
-        num_sanity_val_steps=0,
-    )
-    options.update(overrides)
-    return L.Trainer(**options)
+trainer = quiet_trainer  # every domain's _lightning_model names its Trainer factory `trainer`
 
 
 def expected(padded: bool = False) -> dict[str, float]:

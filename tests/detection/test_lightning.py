@@ -11,13 +11,13 @@ not written yet (``xfail``).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from lightning.pytorch.loggers import TensorBoardLogger
 
 from lightning_metrics.detection import MeanAveragePrecision
+from tests._lightning import assert_logged, fit_logged, two_process_logged
 from tests.detection._lightning_model import (
     CLASSES,
     VAL_SIZE,
@@ -27,27 +27,22 @@ from tests.detection._lightning_model import (
     loader,
     trainer,
 )
-from tests.integration.integration_helpers import assert_close, run_script
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.filterwarnings("ignore::UserWarning")]
 
 
 def test_fit_logs_map_scalars_and_per_class_map() -> None:
-    fit = trainer()
-    fit.fit(DetectionModel(), loader(8, 0), loader(VAL_SIZE, 1))
-    logged = {k: float(v) for k, v in fit.callback_metrics.items()}
-    want = expected()
+    logged = fit_logged(trainer(), DetectionModel(), loader, VAL_SIZE)
     assert {"val/map", "val/map_50", "val/mar_100", "val/map_per_class/2_dog"} <= set(logged), sorted(logged)
     assert not any(key.startswith("val/classes") for key in logged), "class ids are no measure to log"
-    for key, value in want.items():
-        assert_close(logged[key], value, key)
+    assert_logged(logged, expected())
 
 
 def _extended_summary_tags(tmp_path: Path) -> list:
     from tests.integration.test_tensorboard import read_events
 
-    fit = trainer(logger=TensorBoardLogger(str(tmp_path), name="", version=""))
-    fit.fit(DetectionModel(extended_summary=True), loader(8, 0), loader(VAL_SIZE, 1))
+    logger = TensorBoardLogger(str(tmp_path), name="", version="")
+    fit_logged(trainer(logger=logger), DetectionModel(extended_summary=True), loader, VAL_SIZE)
     events = read_events(tmp_path)
     assert "val/map" in events.Tags()["scalars"]
     return [t for kind in ("images", "tensors", "scalars") for t in events.Tags().get(kind, [])]
@@ -68,8 +63,7 @@ def test_pr_curves_per_class_reach_tensorboard(tmp_path: Path) -> None:
 
     tb = TensorBoardLogger(str(tmp_path), name="", version="")
     fit = trainer(logger=[tb, CSVLogger(str(tmp_path), name="csv", version="")])
-    model = DetectionModel(extended_summary=True)
-    fit.fit(model, loader(8, 0), loader(VAL_SIZE, 1))
+    fit_logged(fit, DetectionModel(extended_summary=True), loader, VAL_SIZE)
     events = read_events(tmp_path)
     assert len(events.Images("val/pr_curve")) == 1  # one val epoch
     rows = [row.split(",") for row in (tmp_path / "csv" / "val_pr_curve_epoch0.csv").read_text().splitlines()]
@@ -86,24 +80,8 @@ def test_pr_curves_per_class_reach_tensorboard(tmp_path: Path) -> None:
         assert float(mine[-1][2]) == 1.0  # recall runs up to 1
 
 
-_SCRIPT = """
-import json
-import torch
-from tests.detection._lightning_model import VAL_SIZE, DetectionModel, loader, trainer
-
-torch.set_num_threads(1)
-fit = trainer(devices=2, strategy="ddp")
-fit.fit(DetectionModel(), loader(8, 0), loader(VAL_SIZE, 1))
-with open(f"rank{fit.global_rank}.json", "w") as handle:
-    json.dump({k: float(v) for k, v in fit.callback_metrics.items()}, handle)
-"""
-
-
 def test_two_process_ddp_equals_one_process(tmp_path: Path) -> None:
-    run_script(_SCRIPT, tmp_path, timeout=240)
-    ranks = [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in (0, 1)]
-    assert ranks[0] == ranks[1]
-    for key, value in expected().items():
-        assert_close(ranks[0][key], value, key)
+    logged = two_process_logged("tests.detection._lightning_model", "DetectionModel", tmp_path)
+    assert_logged(logged, expected())
     padded = expected(padded=True)  # counting the padded image would change these: the test can tell
-    assert any(abs(padded[k] - ranks[0][k]) > 1e-4 for k in ("val/map", "val/map_50", "val/mar_100"))
+    assert any(abs(padded[k] - logged[k]) > 1e-4 for k in ("val/map", "val/map_50", "val/mar_100"))

@@ -11,6 +11,7 @@ from torch.utils.data import DataLoader, TensorDataset
 
 import lightning_metrics as lm
 from lightning_metrics.image import PeakSignalNoiseRatio, StructuralSimilarityIndexMeasure
+from tests._lightning import StepModel, quiet_trainer
 
 SIDE = 16
 VAL_SIZE = 13  # odd: the DistributedSampler pads one image on 2 ranks, the engine drops it
@@ -29,7 +30,7 @@ def loader(n: int, seed: int, batch_size: int = 4) -> DataLoader:
     return DataLoader(dataset(n, seed), batch_size=batch_size)
 
 
-class DenoisingModel(L.LightningModule):
+class DenoisingModel(StepModel):
     """A 3x3 smoothing convolution; steps return ``preds`` and ``target`` for the callback."""
 
     def __init__(self) -> None:
@@ -41,19 +42,8 @@ class DenoisingModel(L.LightningModule):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.conv(x).clamp(0, 1)
 
-    def _step(self, batch: Any) -> dict[str, torch.Tensor]:
-        noisy, clean = batch
-        denoised = self(noisy)
-        return {"loss": nn.functional.mse_loss(denoised, clean), "preds": denoised, "target": clean}
-
-    def training_step(self, batch: Any, batch_idx: int) -> dict[str, torch.Tensor]:
-        return self._step(batch)
-
-    def validation_step(self, batch: Any, batch_idx: int) -> dict[str, torch.Tensor]:
-        return self._step(batch)
-
-    def configure_optimizers(self) -> torch.optim.Optimizer:
-        return torch.optim.SGD(self.parameters(), lr=0.0)  # the same weights on any number of devices
+    def loss(self, preds: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        return nn.functional.mse_loss(preds, target)
 
 
 def callback() -> lm.MetricsCallback:
@@ -62,9 +52,4 @@ def callback() -> lm.MetricsCallback:
 
 
 def trainer(**overrides: Any) -> L.Trainer:
-    options = dict(
-        accelerator="cpu", devices=1, max_epochs=1, logger=False, enable_progress_bar=False,
-        enable_model_summary=False, enable_checkpointing=False, num_sanity_val_steps=0,
-    )
-    options.update(overrides)
-    return L.Trainer(callbacks=[callback()], **options)
+    return quiet_trainer(callbacks=[callback()], **overrides)

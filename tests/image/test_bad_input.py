@@ -3,14 +3,12 @@ the value, raised before anything changes, so a rejected batch leaves the metric
 
 from __future__ import annotations
 
-import copy
-
 import pytest
 import torch
 
 import lightning_metrics.functional.image as lmf
 import lightning_metrics.image as lmi
-from tests.reliability._registry import assert_identical
+from tests._bad_input import assert_rejected_untouched
 
 BAD_ARGUMENTS = [
     ("StructuralSimilarityIndexMeasure", {"kernel_size": 4}, "`kernel_size`.*odd positive.*4"),
@@ -127,20 +125,8 @@ def _good_batch(name, shape, seed):
 @pytest.mark.parametrize("case", BAD_BATCHES, ids=lambda c: f"{c[0]}-{c[5]}"[:80])
 def test_bad_batch_raises_and_leaves_the_state_untouched(case):
     name, kwargs, shape, bad, error, message = case
-    metric, reference = getattr(lmi, name)(**kwargs), getattr(lmi, name)(**kwargs)
     good = [_good_batch(name, shape, seed) for seed in range(2)]
-    metric.update(*good[0])
-    reference.update(*good[0])
-    before = copy.deepcopy(metric.metric_state)
-    with pytest.raises(error, match=message):
-        metric.update(*bad)
-    with pytest.raises(error, match=message):
-        metric(*bad)  # forward too
-    assert metric.update_count == 1
-    assert_identical(metric.metric_state, before)
-    metric.update(*good[1])
-    reference.update(*good[1])
-    assert_identical(metric.compute(), reference.compute())
+    assert_rejected_untouched(lambda: getattr(lmi, name)(**kwargs), good, bad, errors=error, match=message)
 
 
 def test_bad_function_arguments():

@@ -4,15 +4,14 @@ the values equal torchmetrics over the whole set in one process."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 import torch
 import torchmetrics.image as tmi
 
+from tests._lightning import assert_logged, fit_logged, two_process_logged
 from tests.image._lightning_model import VAL_SIZE, DenoisingModel, dataset, loader, trainer
-from tests.integration.integration_helpers import assert_close, run_script
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.filterwarnings("ignore::UserWarning")]
 
@@ -31,31 +30,11 @@ def _expected(padded: bool = False) -> dict[str, float]:
 
 
 def test_fit_logs_psnr_and_ssim():
-    fit = trainer()
-    fit.fit(DenoisingModel(), loader(8, 0), loader(VAL_SIZE, 1))
-    logged = {k: float(v) for k, v in fit.callback_metrics.items()}
-    for key, value in _expected().items():
-        assert_close(logged[key], value, key)
-
-
-_SCRIPT = """
-import json
-import torch
-from tests.image._lightning_model import VAL_SIZE, DenoisingModel, loader, trainer
-
-torch.set_num_threads(1)
-fit = trainer(devices=2, strategy="ddp")
-fit.fit(DenoisingModel(), loader(8, 0), loader(VAL_SIZE, 1))
-with open(f"rank{fit.global_rank}.json", "w") as handle:
-    json.dump({k: float(v) for k, v in fit.callback_metrics.items()}, handle)
-"""
+    assert_logged(fit_logged(trainer(), DenoisingModel(), loader, VAL_SIZE), _expected())
 
 
 def test_two_process_ddp_equals_the_oracle_over_the_whole_set(tmp_path: Path):
-    run_script(_SCRIPT, tmp_path, timeout=240)
-    ranks = [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in (0, 1)]
-    assert ranks[0] == ranks[1]
-    for key, value in _expected().items():
-        assert_close(ranks[0][key], value, key)
+    logged = two_process_logged("tests.image._lightning_model", "DenoisingModel", tmp_path)
+    assert_logged(logged, _expected())
     padded = _expected(padded=True)  # what counting the padded image would give: the test can tell
-    assert all(abs(padded[k] - ranks[0][k]) > 1e-4 for k in padded)
+    assert all(abs(padded[k] - logged[k]) > 1e-4 for k in padded)

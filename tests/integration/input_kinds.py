@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-import lightning.pytorch as L
 import torch
 from torch import Tensor, nn
 from torch.utils.data import DataLoader, TensorDataset
 
 import lightning_metrics as lm
 from lightning_metrics.classification import BinaryAccuracy, BinaryFairness, MulticlassAccuracy
+from tests.integration.integration_helpers import LinearClassifier
 
 NUM_FEATURES, NUM_CLASSES = 8, 3
 
@@ -148,18 +148,12 @@ def step_outputs(logits: Tensor, y: Tensor, index: Tensor) -> dict[str, Any]:
     return outputs
 
 
-class KindsModel(L.LightningModule):
+class KindsModel(LinearClassifier):
     """A linear classifier whose steps return every kind of input (and per-sample val losses)."""
 
     def __init__(self, lr: float = 0.0, seed: int = 0) -> None:
-        super().__init__()
-        torch.manual_seed(seed)
-        self.layer = nn.Linear(NUM_FEATURES, NUM_CLASSES)
-        self.lr = lr
+        super().__init__(lr, seed)
         self.seen: dict[str, list] = defaultdict(list)  # stage -> (epoch, sample index), in the order fed
-
-    def forward(self, x: Tensor) -> Tensor:
-        return self.layer(x)
 
     def _step(self, stage: str, batch: Any, per_sample_loss: bool) -> dict[str, Any]:
         x, y, index = batch
@@ -178,9 +172,6 @@ class KindsModel(L.LightningModule):
 
     def test_step(self, batch: Any, batch_idx: int) -> dict[str, Any]:
         return self._step("test", batch, per_sample_loss=True)
-
-    def configure_optimizers(self) -> torch.optim.Optimizer:
-        return torch.optim.SGD(self.parameters(), lr=self.lr)
 
 
 class KindsMixinModel(lm.MetricsMixin, KindsModel):

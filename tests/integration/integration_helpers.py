@@ -40,11 +40,16 @@ def loader(n: int, seed: int = 0, batch_size: int = 16, shuffle: bool = False) -
 
 
 # ----------------------------------------------------------------- metrics
-class CountAccuracy(lm.Metric):
-    """Multiclass accuracy from logits (test-local, sum states)."""
+class AdditiveMetric(lm.Metric):
+    """The base of the test metrics below: per-sample sums, counts, max or cat states, so the
+    engine may coalesce batches."""
 
     full_state_update = False
-    additive_update = True  # per-sample sums, counts, max or cat: the engine may coalesce batches
+    additive_update = True
+
+
+class CountAccuracy(AdditiveMetric):
+    """Multiclass accuracy from logits (test-local, sum states)."""
 
     def __init__(self, num_classes: int = NUM_CLASSES, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -60,11 +65,8 @@ class CountAccuracy(lm.Metric):
         return self.correct.float() / self.total
 
 
-class PerClassRecall(lm.Metric):
+class PerClassRecall(AdditiveMetric):
     """Recall per class (a vector of ``num_classes`` values)."""
-
-    full_state_update = False
-    additive_update = True  # per-sample sums, counts, max or cat: the engine may coalesce batches
 
     def __init__(self, num_classes: int = NUM_CLASSES, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -81,11 +83,8 @@ class PerClassRecall(lm.Metric):
         return self.hits / self.support
 
 
-class Confusion(lm.Metric):
+class Confusion(AdditiveMetric):
     """A confusion matrix: a non-scalar that must never reach ``self.log``."""
-
-    full_state_update = False
-    additive_update = True  # per-sample sums, counts, max or cat: the engine may coalesce batches
 
     def __init__(self, num_classes: int = NUM_CLASSES, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -100,11 +99,8 @@ class Confusion(lm.Metric):
         return self.matrix
 
 
-class MaxLogit(lm.Metric):
+class MaxLogit(AdditiveMetric):
     """The largest logit seen (a max state) — exactness of max under resume."""
-
-    full_state_update = False
-    additive_update = True  # per-sample sums, counts, max or cat: the engine may coalesce batches
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -117,11 +113,8 @@ class MaxLogit(lm.Metric):
         return self.peak
 
 
-class TargetsSeen(lm.Metric):
+class TargetsSeen(AdditiveMetric):
     """Concatenates the targets (a cat state) and returns their sum of squares and count."""
-
-    full_state_update = False
-    additive_update = True  # per-sample sums, counts, max or cat: the engine may coalesce batches
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -134,11 +127,8 @@ class TargetsSeen(lm.Metric):
         return (lm.utilities.dim_zero_cat(self.targets) ** 2).sum()
 
 
-class SampleCount(lm.Metric):
+class SampleCount(AdditiveMetric):
     """How many samples were fed (a padded sample counts twice)."""
-
-    full_state_update = False
-    additive_update = True  # per-sample sums, counts, max or cat: the engine may coalesce batches
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -179,18 +169,29 @@ def oracle(preds: torch.Tensor, target: torch.Tensor) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ models
-class RecordingModel(L.LightningModule):
-    """A linear classifier whose steps return preds/target and record them per stage/epoch."""
+class LinearClassifier(L.LightningModule):
+    """A linear layer from ``NUM_FEATURES`` to ``NUM_CLASSES`` logits, initialised from ``seed``,
+    trained by SGD at ``lr``; subclasses write the steps."""
 
     def __init__(self, lr: float = 0.1, seed: int = 0) -> None:
         super().__init__()
         torch.manual_seed(seed)
         self.layer = nn.Linear(NUM_FEATURES, NUM_CLASSES)
         self.lr = lr
-        self.records: dict[tuple, list] = defaultdict(list)  # (stage, dataloader_idx) -> [(preds, target)]
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.layer(x)
+
+    def configure_optimizers(self) -> torch.optim.Optimizer:
+        return torch.optim.SGD(self.parameters(), lr=self.lr)
+
+
+class RecordingModel(LinearClassifier):
+    """A linear classifier whose steps return preds/target and record them per stage/epoch."""
+
+    def __init__(self, lr: float = 0.1, seed: int = 0) -> None:
+        super().__init__(lr, seed)
+        self.records: dict[tuple, list] = defaultdict(list)  # (stage, dataloader_idx) -> [(preds, target)]
 
     def _step(self, stage: str, batch: Any, dataloader_idx: int = 0) -> dict[str, torch.Tensor]:
         x, y = batch
@@ -223,9 +224,6 @@ class RecordingModel(L.LightningModule):
         pairs = self.records[(stage, dataloader_idx)]
         return torch.cat([p for p, _ in pairs]), torch.cat([t for _, t in pairs])
 
-    def configure_optimizers(self) -> torch.optim.Optimizer:
-        return torch.optim.SGD(self.parameters(), lr=self.lr)
-
 
 def trainer_kwargs(tmp_path: Path, **overrides: Any) -> dict[str, Any]:
     kwargs: dict[str, Any] = dict(
@@ -247,6 +245,17 @@ def assert_close(actual: Any, expected: Any, key: str = "") -> None:
     actual = torch.as_tensor(actual, dtype=torch.float64)
     expected = torch.as_tensor(expected, dtype=torch.float64)
     torch.testing.assert_close(actual, expected, rtol=1e-6, atol=1e-7, equal_nan=True, msg=lambda m: f"{key}: {m}")
+
+
+def assert_oracle_logged(logged: dict[str, Any], expected: dict[str, Any], stage: str, sep: str = "/", suffix: str = "") -> None:
+    """Each oracle value of ``expected`` was logged as ``<stage><sep><name><suffix>``, a vector value
+    once per class as ``<stage><sep><name><sep><class><suffix>``."""
+    for name, value in expected.items():
+        if value.ndim:
+            for c, v in enumerate(value):
+                assert_close(logged[f"{stage}{sep}{name}{sep}{c}{suffix}"], v, f"{stage}{sep}{name}{sep}{c}")
+        else:
+            assert_close(logged[f"{stage}{sep}{name}{suffix}"], value, f"{stage}{sep}{name}")
 
 
 # -------------------------------------------------------------- subprocess

@@ -10,6 +10,10 @@ from typing import Any
 import lightning.pytorch as L
 import pytest
 import torch
+from lightning.pytorch.callbacks import Callback, EarlyStopping, ModelCheckpoint
+
+import lightning_metrics as lm
+from lightning_metrics.integration.routing import ResultKind
 from tests.integration.integration_helpers import (
     Confusion,
     CountAccuracy,
@@ -19,15 +23,12 @@ from tests.integration.integration_helpers import (
     SaveCheckpointAt,
     TargetsSeen,
     assert_close,
+    assert_oracle_logged,
     loader,
     oracle,
     standard_metrics,
     trainer_kwargs,
 )
-from lightning.pytorch.callbacks import Callback, EarlyStopping, ModelCheckpoint
-
-import lightning_metrics as lm
-from lightning_metrics.integration.routing import ResultKind
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -40,13 +41,7 @@ def _fit(tmp_path: Path, callback: Any, model: Any = None, val: Any = None, **ov
 
 
 def _check_stage(metrics: dict, model: RecordingModel, stage: str, dataloader_idx: int = 0, suffix: str = "") -> None:
-    expected = oracle(*model.recorded(stage, dataloader_idx))
-    for name, value in expected.items():
-        if value.ndim:
-            for c, v in enumerate(value):
-                assert_close(metrics[f"{stage}/{name}/{c}{suffix}"], v, f"{stage}/{name}/{c}")
-        else:
-            assert_close(metrics[f"{stage}/{name}{suffix}"], value, f"{stage}/{name}")
+    assert_oracle_logged(metrics, oracle(*model.recorded(stage, dataloader_idx)), stage, suffix=suffix)
 
 
 def _csv_rows(trainer: L.Trainer) -> list[dict[str, str]]:
@@ -80,19 +75,22 @@ def test_mixin_gives_identical_numbers(tmp_path: Path) -> None:
     assert "stage_metrics.val_metrics" in dict(mixin_model.named_modules())
 
 
+class StepUpdatingModel(lm.MetricsMixin, RecordingModel):
+    """Validation only; the step updates the accuracy itself with ``update_metrics``."""
+
+    metrics_stages = ("val",)
+
+    def configure_metrics(self):
+        return {"acc": CountAccuracy()}
+
+    def validation_step(self, batch, batch_idx):
+        out = super().validation_step(batch, batch_idx)
+        self.update_metrics("val", out["preds"], out["target"])
+        return out["loss"]
+
+
 def test_mixin_update_metrics_from_the_step(tmp_path: Path) -> None:
-    class StepModel(lm.MetricsMixin, RecordingModel):
-        metrics_stages = ("val",)
-
-        def configure_metrics(self):
-            return {"acc": CountAccuracy()}
-
-        def validation_step(self, batch, batch_idx):
-            out = super().validation_step(batch, batch_idx)
-            self.update_metrics("val", out["preds"], out["target"])
-            return out["loss"]
-
-    model = StepModel()
+    model = StepUpdatingModel()
     trainer = L.Trainer(**trainer_kwargs(tmp_path, max_epochs=1))
     trainer.fit(model, loader(32), loader(37, seed=1))
     preds, target = model.recorded("val")
@@ -380,17 +378,7 @@ def test_per_stage_metrics_dict(tmp_path: Path) -> None:
 
 
 def test_mixin_hook_override_without_super_is_reported(tmp_path: Path) -> None:
-    class Forgetful(lm.MetricsMixin, RecordingModel):
-        metrics_stages = ("val",)
-
-        def configure_metrics(self):
-            return {"acc": CountAccuracy()}
-
-        def validation_step(self, batch, batch_idx):
-            out = super().validation_step(batch, batch_idx)
-            self.update_metrics("val", out["preds"], out["target"])
-            return out["loss"]
-
+    class Forgetful(StepUpdatingModel):
         def on_validation_batch_end(self, outputs, batch, batch_idx, dataloader_idx=0):
             pass  # forgot super()
 

@@ -14,7 +14,13 @@ import pytest
 import torch
 from torchmetrics.functional.classification import multiclass_accuracy, multiclass_f1_score
 
-from tests.integration.integration_helpers import RecordingModel, assert_close, make_dataset, oracle, run_script
+from tests.integration.integration_helpers import (
+    RecordingModel,
+    assert_oracle_logged,
+    make_dataset,
+    oracle,
+    run_script,
+)
 
 pytestmark = [pytest.mark.timeout(240)]
 
@@ -184,12 +190,7 @@ def test_two_processes_give_exactly_the_single_device_values(
     for stage, n, seed in (("val", VAL_SIZE, 1), ("train", TRAIN_SIZE, 0)):
         expected = _single_device_values(n, seed)
         for sep in ("/", "."):  # the callback and the mixin, both exact
-            for name, value in expected.items():
-                if value.ndim:
-                    for c, v in enumerate(value):
-                        assert_close(rank0[f"{stage}{sep}{name}{sep}{c}"], v, f"{stage}{sep}{name}{sep}{c}")
-                else:
-                    assert_close(rank0[f"{stage}{sep}{name}"], value, f"{stage}{sep}{name}")
+            assert_oracle_logged(rank0, expected, stage, sep)
         # without the correction the padded sample is counted twice and the values move
         assert rank0[f"{stage}|count"] == n + 1
     assert rank0["val|sq"] == pytest.approx(float(_single_device_values(VAL_SIZE, 1)["sq"]) + 4.0)  # sample 0 twice

@@ -12,7 +12,8 @@ same library.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+import inspect
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 import torch
@@ -413,8 +414,7 @@ class Entry:
     """One constructible configuration of a public class."""
 
     key: str
-    package: str  # classification / regression / aggregation / wrappers / retrieval
-    package: str  # classification / regression / aggregation / wrappers / text
+    package: str  # classification / regression / aggregation / wrappers / retrieval / text / ...
     name: str
     kind: str  # the input kind, see :func:`make_batch`
     kwargs: dict = field(hash=False)
@@ -427,6 +427,18 @@ class Entry:
         if self.name == "MetricTracker":
             metric.increment()
         return metric
+
+    def unchecked(self) -> Entry:
+        """This configuration with ``validate_args=False`` and ``nan_strategy="disable"`` where the
+        public class takes them: the update path without value checks (which read values back)."""
+        public = getattr(_package(_lib("lightning_metrics"), self.package), self.name)
+        params = inspect.signature(public.__new__ if "__new__" in public.__dict__ else public.__init__).parameters
+        kwargs = dict(self.kwargs)
+        if "validate_args" in params:
+            kwargs["validate_args"] = False
+        if "nan_strategy" in params:
+            kwargs["nan_strategy"] = "disable"
+        return replace(self, kwargs=kwargs)
 
 
 def _lib(name: str) -> Any:

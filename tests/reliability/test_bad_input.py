@@ -10,7 +10,6 @@ half-applied batch, a bumped update count or a poisoned cache all fail the case.
 
 from __future__ import annotations
 
-import inspect
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
@@ -26,7 +25,8 @@ from lightning_metrics import aggregation as agg
 from lightning_metrics import classification as cls
 from lightning_metrics import regression as reg
 from lightning_metrics import wrappers as wr
-from tests.reliability._registry import ENTRIES, TEXT_KINDS, Entry, assert_identical, batches, make_batch
+from tests._bad_input import update_count
+from tests.reliability._registry import ENTRIES, TEXT_KINDS, assert_identical, batches, make_batch
 
 C = 3
 ERRORS = (ValueError, TypeError, RuntimeError)
@@ -753,21 +753,15 @@ def test_bad_batch_leaves_state_unchanged(case: Case, mode: str) -> None:
     bad = case.bad(good[0])
     metric = case.build()
     metric.update(*good[0])
-    before_count = _update_count(metric)
+    before_count = update_count(metric)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # e.g. nan_strategy="warn" is not what these cases test
         with pytest.raises(ERRORS) as info:
             metric.update(*bad) if mode == "update" else metric(*bad)
     _check_message(info.value, case)
-    assert _update_count(metric) == before_count, f"{case.id}: the rejected batch was counted"
+    assert update_count(metric) == before_count, f"{case.id}: the rejected batch was counted"
     metric.update(*good[1])
     assert_identical(metric.compute(), _fresh_result(case, good))
-
-
-def _update_count(metric: Any) -> Any:
-    if isinstance(metric, MetricCollection):
-        return [m.update_count for m in metric.values()]
-    return getattr(metric, "update_count", None)
 
 
 # ------------------------------------------------------------------ infinite scores
@@ -874,14 +868,7 @@ def test_no_host_read_in_update_without_validation(key: str, monkeypatch: pytest
         pytest.skip(ALWAYS_CHECKED[entry.name])
     if entry.kind in TEXT_KINDS:
         pytest.skip("strings are tokenised on the host: the tensors read back are CPU tensors of that batch")
-    public = getattr(getattr(lm, entry.package), entry.name)
-    params = inspect.signature(public.__new__ if "__new__" in public.__dict__ else public.__init__).parameters
-    kwargs = dict(entry.kwargs)
-    if "validate_args" in params:
-        kwargs["validate_args"] = False
-    if "nan_strategy" in params:
-        kwargs["nan_strategy"] = "disable"
-    metric = Entry(entry.key, entry.package, entry.name, entry.kind, kwargs).build()
+    metric = entry.unchecked().build()
     good = batches(entry.kind, (6, 5), seed=0)
     metric.update(*good[0])
     monkeypatch.setattr(_scores, "CPU_HOST_BRANCH", False)  # the accelerator path (CPU may branch for free)

@@ -17,14 +17,12 @@ torchmetrics' metrics.
 
 from __future__ import annotations
 
-import inspect
 import os
 import warnings
 
 import pytest
 import torch
 
-import lightning_metrics as lm
 from tests.reliability._registry import ENTRIES, Entry, assert_close, batches
 
 dynamo = pytest.importorskip("torch._dynamo")
@@ -61,20 +59,9 @@ def _keys() -> list[str]:
     return sorted(set(picked) | {k for k in NAMED if k in ENTRIES})
 
 
-def _unchecked(entry: Entry) -> Entry:
-    public = getattr(getattr(lm, entry.package), entry.name)
-    params = inspect.signature(public.__new__ if "__new__" in public.__dict__ else public.__init__).parameters
-    kwargs = dict(entry.kwargs)
-    if "validate_args" in params:
-        kwargs["validate_args"] = False
-    if "nan_strategy" in params:
-        kwargs["nan_strategy"] = "disable"
-    return Entry(entry.key, entry.package, entry.name, entry.kind, kwargs)
-
-
 @pytest.mark.parametrize("key", _keys())
 def test_update_compiles_without_breaks_or_recompiles(key: str) -> None:
-    entry = _unchecked(ENTRIES[key])
+    entry = ENTRIES[key].unchecked()
     if key in NOT_COMPILABLE or entry.name in NOT_COMPILABLE:
         pytest.skip(NOT_COMPILABLE.get(key, NOT_COMPILABLE.get(entry.name)))
     if any(isinstance(default, list) for m in entry.build().modules() for default in getattr(m, "_defaults", {}).values()):

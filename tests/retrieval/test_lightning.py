@@ -22,6 +22,7 @@ from torch.utils.data import DataLoader, TensorDataset
 
 import lightning_metrics as lm
 import lightning_metrics.retrieval as lmr
+from tests._lightning import quiet_trainer
 
 pytestmark = [pytest.mark.timeout(240), pytest.mark.filterwarnings("ignore")]
 
@@ -117,15 +118,9 @@ INPUTS = {
 def _fit(tmp_path: Path, packed: bool) -> tuple[L.Trainer, Collect, Path]:
     collect = Collect()
     logger = TensorBoardLogger(str(tmp_path), name="tb")
-    trainer = L.Trainer(
-        accelerator="cpu",
-        devices=1,
+    trainer = quiet_trainer(
         max_epochs=2,
         logger=logger,
-        enable_progress_bar=False,
-        enable_model_summary=False,
-        enable_checkpointing=False,
-        num_sanity_val_steps=0,
         callbacks=[lm.MetricsCallback(_metrics(packed), stages=("val",), inputs=None if packed else INPUTS), collect],
     )
     data = _interactions(0)

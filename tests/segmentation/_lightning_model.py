@@ -11,6 +11,7 @@ from torch.utils.data import DataLoader, TensorDataset
 
 import lightning_metrics as lm
 from lightning_metrics.segmentation import DiceScore, MeanIoU
+from tests._lightning import StepModel, quiet_trainer
 
 CLASSES = ("background", "road", "car")
 SIDE = 12
@@ -29,7 +30,7 @@ def loader(n: int, seed: int, batch_size: int = 4) -> DataLoader:
     return DataLoader(dataset(n, seed), batch_size=batch_size)
 
 
-class SegmentationModel(lm.MetricsMixin, L.LightningModule):
+class SegmentationModel(lm.MetricsMixin, StepModel):
     """Logs ``val/miou`` and ``val/dice`` through the mixin; steps return logits and masks."""
 
     metrics_stages = ("val",)
@@ -48,19 +49,8 @@ class SegmentationModel(lm.MetricsMixin, L.LightningModule):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.conv(x)
 
-    def _step(self, batch: Any) -> dict[str, torch.Tensor]:
-        images, masks = batch
-        logits = self(images)
-        return {"loss": nn.functional.cross_entropy(logits, masks), "preds": logits, "target": masks}
-
-    def training_step(self, batch: Any, batch_idx: int) -> dict[str, torch.Tensor]:
-        return self._step(batch)
-
-    def validation_step(self, batch: Any, batch_idx: int) -> dict[str, torch.Tensor]:
-        return self._step(batch)
-
-    def configure_optimizers(self) -> torch.optim.Optimizer:
-        return torch.optim.SGD(self.parameters(), lr=0.0)  # the same weights on any number of devices
+    def loss(self, preds: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        return nn.functional.cross_entropy(preds, target)
 
 
 def per_class_callback() -> lm.MetricsCallback:
@@ -70,15 +60,4 @@ def per_class_callback() -> lm.MetricsCallback:
 
 
 def trainer(**overrides: Any) -> L.Trainer:
-    options = dict(
-        accelerator="cpu",
-        devices=1,
-        max_epochs=1,
-        logger=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
-        enable_checkpointing=False,
-        num_sanity_val_steps=0,
-    )
-    options.update(overrides)
-    return L.Trainer(callbacks=[per_class_callback()], **options)
+    return quiet_trainer(callbacks=[per_class_callback()], **overrides)

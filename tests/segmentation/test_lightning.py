@@ -4,14 +4,13 @@ mixin), the per-class IoU as ``val/miou/<index>_<class>`` (the callback, with ``
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 import torch
 import torchmetrics.segmentation as tms
 
-from tests.integration.integration_helpers import assert_close, run_script
+from tests._lightning import assert_logged, fit_logged, two_process_logged
 from tests.segmentation._lightning_model import CLASSES, VAL_SIZE, SegmentationModel, dataset, loader, trainer
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.filterwarnings("ignore::UserWarning")]
@@ -36,33 +35,11 @@ def _expected(padded: bool = False) -> dict[str, float]:
 
 
 def test_fit_logs_mean_and_per_class_iou() -> None:
-    fit = trainer()
-    fit.fit(SegmentationModel(), loader(8, 0), loader(VAL_SIZE, 1))
-    logged = {k: float(v) for k, v in fit.callback_metrics.items()}
-    expected = _expected()
-    assert set(expected) <= set(logged), sorted(logged)
-    for key, value in expected.items():
-        assert_close(logged[key], value, key)
-
-
-_SCRIPT = """
-import json, sys
-import torch
-from tests.segmentation._lightning_model import VAL_SIZE, SegmentationModel, loader, trainer
-
-torch.set_num_threads(1)
-fit = trainer(devices=2, strategy="ddp")
-fit.fit(SegmentationModel(), loader(8, 0), loader(VAL_SIZE, 1))
-with open(f"rank{fit.global_rank}.json", "w") as handle:
-    json.dump({k: float(v) for k, v in fit.callback_metrics.items()}, handle)
-"""
+    assert_logged(fit_logged(trainer(), SegmentationModel(), loader, VAL_SIZE), _expected())
 
 
 def test_two_process_ddp_equals_one_process(tmp_path: Path) -> None:
-    run_script(_SCRIPT, tmp_path, timeout=240)
-    ranks = [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in (0, 1)]
-    assert ranks[0] == ranks[1]
-    for key, value in _expected().items():
-        assert_close(ranks[0][key], value, key)
+    logged = two_process_logged("tests.segmentation._lightning_model", "SegmentationModel", tmp_path)
+    assert_logged(logged, _expected())
     padded = _expected(padded=True)  # what counting the padded sample would give: the test can tell
-    assert all(abs(padded[k] - ranks[0][k]) > 1e-4 for k in ("val/miou", "val/dice", "val/miou/0_background"))
+    assert all(abs(padded[k] - logged[k]) > 1e-4 for k in ("val/miou", "val/dice", "val/miou/0_background"))

@@ -8,6 +8,8 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from tests.reliability._registry import assert_close
+
 
 def assert_same(
     ours: Any, oracle: Any, rtol: float = 1e-6, atol: float = 1e-7, dtypes: bool = True, path: str = ""
@@ -30,15 +32,7 @@ def assert_same(
     assert ours.shape == oracle.shape, f"{path}: shape {tuple(ours.shape)} != {tuple(oracle.shape)}"
     if dtypes:
         assert ours.dtype == oracle.dtype, f"{path}: dtype {ours.dtype} != {oracle.dtype}"
-    torch.testing.assert_close(
-        ours.double(),
-        oracle.double(),
-        rtol=rtol,
-        atol=atol,
-        equal_nan=True,
-        check_dtype=False,
-        msg=lambda m: f"{path}: {m}",
-    )
+    assert_close(ours, oracle, rtol, atol, path)  # the values, in float64
 
 
 def in_batches(metric: Any, preds: Sequence, target: Sequence, sizes: Sequence[int]) -> Any:
