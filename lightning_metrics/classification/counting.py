@@ -47,11 +47,6 @@ class StatScores(TaskWrapper):
     tensor([3, 1, 7, 1, 4])
     """
 
-    _tasks = {
-        "binary": BinaryStatScores,
-        "multiclass": MulticlassStatScores,
-        "multilabel": MultilabelStatScores,
-    }
     __new__ = _stat_scores_task
 
 
@@ -64,7 +59,6 @@ class Accuracy(TaskWrapper):
     tensor(0.7500)
     """
 
-    _tasks = {"binary": BinaryAccuracy, "multiclass": MulticlassAccuracy, "multilabel": MultilabelAccuracy}
     __new__ = _stat_scores_task
 
 
@@ -77,7 +71,6 @@ class Precision(TaskWrapper):
     tensor(0.7500)
     """
 
-    _tasks = {"binary": BinaryPrecision, "multiclass": MulticlassPrecision, "multilabel": MultilabelPrecision}
     __new__ = _stat_scores_task
 
 
@@ -90,7 +83,6 @@ class Recall(TaskWrapper):
     tensor(0.7500)
     """
 
-    _tasks = {"binary": BinaryRecall, "multiclass": MulticlassRecall, "multilabel": MultilabelRecall}
     __new__ = _stat_scores_task
 
 
@@ -103,7 +95,6 @@ class F1Score(TaskWrapper):
     tensor(0.7500)
     """
 
-    _tasks = {"binary": BinaryF1Score, "multiclass": MulticlassF1Score, "multilabel": MultilabelF1Score}
 
     def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
                 num_labels: Optional[int] = None, average: Optional[str] = "micro",
@@ -122,11 +113,6 @@ class FBetaScore(TaskWrapper):
     tensor(0.7500)
     """
 
-    _tasks = {
-        "binary": BinaryFBetaScore,
-        "multiclass": MulticlassFBetaScore,
-        "multilabel": MultilabelFBetaScore,
-    }
 
     def __new__(cls, task: str, beta: float = 1.0, threshold: float = 0.5, num_classes: Optional[int] = None,
                 num_labels: Optional[int] = None, average: Optional[str] = "micro",
@@ -145,11 +131,6 @@ class Specificity(TaskWrapper):
     tensor(0.8750)
     """
 
-    _tasks = {
-        "binary": BinarySpecificity,
-        "multiclass": MulticlassSpecificity,
-        "multilabel": MultilabelSpecificity,
-    }
     __new__ = _stat_scores_task
 
 
@@ -162,11 +143,6 @@ class NegativePredictiveValue(TaskWrapper):
     tensor(0.8750)
     """
 
-    _tasks = {
-        "binary": BinaryNegativePredictiveValue,
-        "multiclass": MulticlassNegativePredictiveValue,
-        "multilabel": MultilabelNegativePredictiveValue,
-    }
     __new__ = _stat_scores_task
 
 
@@ -179,11 +155,6 @@ class HammingDistance(TaskWrapper):
     tensor(0.2500)
     """
 
-    _tasks = {
-        "binary": BinaryHammingDistance,
-        "multiclass": MulticlassHammingDistance,
-        "multilabel": MultilabelHammingDistance,
-    }
     __new__ = _stat_scores_task
 
 
@@ -196,7 +167,6 @@ class ExactMatch(TaskWrapper):
     tensor(0.5000)
     """
 
-    _tasks = {"multiclass": MulticlassExactMatch, "multilabel": MultilabelExactMatch}
 
     def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
                 num_labels: Optional[int] = None, multidim_average: str = "global",
@@ -214,11 +184,6 @@ class JaccardIndex(TaskWrapper):
     tensor(0.6667)
     """
 
-    _tasks = {
-        "binary": BinaryJaccardIndex,
-        "multiclass": MulticlassJaccardIndex,
-        "multilabel": MultilabelJaccardIndex,
-    }
 
     def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
                 num_labels: Optional[int] = None, average: Optional[str] = "macro",
@@ -236,11 +201,6 @@ class MatthewsCorrCoef(TaskWrapper):
     tensor(0.7000)
     """
 
-    _tasks = {
-        "binary": BinaryMatthewsCorrCoef,
-        "multiclass": MulticlassMatthewsCorrCoef,
-        "multilabel": MultilabelMatthewsCorrCoef,
-    }
 
     def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
                 num_labels: Optional[int] = None, ignore_index: Optional[int] = None,
@@ -257,7 +217,6 @@ class CohenKappa(TaskWrapper):
     tensor(0.6364)
     """
 
-    _tasks = {"binary": BinaryCohenKappa, "multiclass": MulticlassCohenKappa}
 
     def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
                 weights: Optional[str] = None, ignore_index: Optional[int] = None, validate_args: bool = True,
@@ -275,11 +234,6 @@ class ConfusionMatrix(TaskWrapper):
             [1, 2]])
     """
 
-    _tasks = {
-        "binary": BinaryConfusionMatrix,
-        "multiclass": MulticlassConfusionMatrix,
-        "multilabel": MultilabelConfusionMatrix,
-    }
 
     def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
                 num_labels: Optional[int] = None, normalize: Optional[str] = None,

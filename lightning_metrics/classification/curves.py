@@ -84,11 +84,6 @@ class PrecisionRecallCurve(TaskWrapper):
     'MulticlassPrecisionRecallCurve'
     """
 
-    _tasks = {
-        "binary": BinaryPrecisionRecallCurve,
-        "multiclass": MulticlassPrecisionRecallCurve,
-        "multilabel": MultilabelPrecisionRecallCurve,
-    }
     __new__ = _curve_task
 
 
@@ -99,7 +94,6 @@ class ROC(TaskWrapper):
     'BinaryROC'
     """
 
-    _tasks = {"binary": BinaryROC, "multiclass": MulticlassROC, "multilabel": MultilabelROC}
     __new__ = _curve_task
 
 
@@ -112,7 +106,6 @@ class AUROC(TaskWrapper):
     tensor(0.7500)
     """
 
-    _tasks = {"binary": BinaryAUROC, "multiclass": MulticlassAUROC, "multilabel": MultilabelAUROC}
 
     def __new__(cls, task: str, thresholds: Thresholds = None, num_classes: Optional[int] = None,
                 num_labels: Optional[int] = None, average: Optional[str] = "macro",
@@ -130,11 +123,6 @@ class AveragePrecision(TaskWrapper):
     tensor(0.8333)
     """
 
-    _tasks = {
-        "binary": BinaryAveragePrecision,
-        "multiclass": MulticlassAveragePrecision,
-        "multilabel": MultilabelAveragePrecision,
-    }
 
     def __new__(cls, task: str, thresholds: Thresholds = None, num_classes: Optional[int] = None,
                 num_labels: Optional[int] = None, average: Optional[str] = "macro",
@@ -151,11 +139,6 @@ class PrecisionAtFixedRecall(TaskWrapper):
     'MultilabelPrecisionAtFixedRecall'
     """
 
-    _tasks = {
-        "binary": BinaryPrecisionAtFixedRecall,
-        "multiclass": MulticlassPrecisionAtFixedRecall,
-        "multilabel": MultilabelPrecisionAtFixedRecall,
-    }
 
     def __new__(cls, task: str, min_recall: float, thresholds: Thresholds = None,
                 num_classes: Optional[int] = None, num_labels: Optional[int] = None,
@@ -172,11 +155,6 @@ class RecallAtFixedPrecision(TaskWrapper):
     'MultilabelRecallAtFixedPrecision'
     """
 
-    _tasks = {
-        "binary": BinaryRecallAtFixedPrecision,
-        "multiclass": MulticlassRecallAtFixedPrecision,
-        "multilabel": MultilabelRecallAtFixedPrecision,
-    }
 
     def __new__(cls, task: str, min_precision: float, thresholds: Thresholds = None,
                 num_classes: Optional[int] = None, num_labels: Optional[int] = None,
@@ -193,11 +171,6 @@ class SensitivityAtSpecificity(TaskWrapper):
     'MultilabelSensitivityAtSpecificity'
     """
 
-    _tasks = {
-        "binary": BinarySensitivityAtSpecificity,
-        "multiclass": MulticlassSensitivityAtSpecificity,
-        "multilabel": MultilabelSensitivityAtSpecificity,
-    }
 
     def __new__(cls, task: str, min_specificity: float, thresholds: Thresholds = None,
                 num_classes: Optional[int] = None, num_labels: Optional[int] = None,
@@ -214,11 +187,6 @@ class SpecificityAtSensitivity(TaskWrapper):
     'MultilabelSpecificityAtSensitivity'
     """
 
-    _tasks = {
-        "binary": BinarySpecificityAtSensitivity,
-        "multiclass": MulticlassSpecificityAtSensitivity,
-        "multilabel": MultilabelSpecificityAtSensitivity,
-    }
 
     def __new__(cls, task: str, min_sensitivity: float, thresholds: Thresholds = None,
                 num_classes: Optional[int] = None, num_labels: Optional[int] = None,
@@ -236,7 +204,6 @@ class EER(TaskWrapper):
     tensor(0.5000)
     """
 
-    _tasks = {"binary": BinaryEER, "multiclass": MulticlassEER, "multilabel": MultilabelEER}
 
     def __new__(cls, task: str, thresholds: Thresholds = None, num_classes: Optional[int] = None,
                 num_labels: Optional[int] = None, average: Optional[str] = None,
@@ -254,7 +221,6 @@ class LogAUC(TaskWrapper):
     tensor(0.5000)
     """
 
-    _tasks = {"binary": BinaryLogAUC, "multiclass": MulticlassLogAUC, "multilabel": MultilabelLogAUC}
 
     def __new__(cls, task: str, thresholds: Thresholds = None,
                 fpr_range: Optional[tuple[float, float]] = FPR_RANGE, num_classes: Optional[int] = None,
@@ -272,7 +238,6 @@ class CalibrationError(TaskWrapper):
     tensor(0.2900)
     """
 
-    _tasks = {"binary": BinaryCalibrationError, "multiclass": MulticlassCalibrationError}
 
     def __new__(cls, task: str, n_bins: int = 15, norm: str = "l1", num_classes: Optional[int] = None,
                 ignore_index: Optional[int] = None, validate_args: bool = True,
@@ -289,7 +254,6 @@ class HingeLoss(TaskWrapper):
     tensor(0.6900)
     """
 
-    _tasks = {"binary": BinaryHingeLoss, "multiclass": MulticlassHingeLoss}
 
     def __new__(cls, task: str, num_classes: Optional[int] = None, squared: bool = False,
                 multiclass_mode: Optional[str] = "crammer-singer", ignore_index: Optional[int] = None,
