@@ -140,9 +140,11 @@ class CountingMetric(Metric):
     def _prepared_batch(self, preds: Tensor, target: Tensor) -> Any:
         if not self._splits_update():
             return None  # a subclass with its own update
-        batch = self._spec.batch(preds, target)
+        increment = self._spec.batch(preds, target, increment=True)
+        # the batch's confusion matrix for its values; the state takes the codes (a scatter, not a C^2 sum)
+        batch = {n: v.dense() if isinstance(v, Codes) else v for n, v in increment.items()}
         states = {n: [v] if isinstance(self._defaults[n], list) else v for n, v in batch.items()}
-        return states, self._committer(lambda: self._add_batch(batch))
+        return states, self._committer(lambda: self._add_batch(increment))
 
     def _prepared_update(self, preds: Tensor, target: Tensor) -> Any:
         if not self._splits_update():
