@@ -114,7 +114,7 @@ def _apply_tensors(value: Any, fn: Callable[[Tensor], Tensor]) -> Any:
 
 
 @contextmanager
-def rollback_on_error(metrics: Iterable["Metric"]) -> Generator[None, None, None]:
+def rollback_on_error(metrics: Iterable[Metric]) -> Generator[None, None, None]:
     """Restore the states and update counts of ``metrics`` if the block raises.
 
     Tensor states are cloned (updates may work in place); list states are restored by
