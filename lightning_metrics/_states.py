@@ -2,12 +2,15 @@
 
 Each state carries a reduction (``sum``, ``mean``, ``max``, ``min``, ``cat``, ``None`` or a
 callable): the single source of truth for merging two states, in ``forward``, in
-``Metric.merge_state`` and across processes in :mod:`lightning_metrics.distributed`.
+``Metric.merge_state`` and across processes in :mod:`lightning_metrics.distributed`; and
+:func:`rollback_on_error`, which puts metrics' states back when a block raises.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Union
+from collections.abc import Generator, Iterable
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Callable, Union
 
 import torch
 from torch import Tensor
@@ -19,6 +22,9 @@ from lightning_metrics.utilities.data import (
     dim_zero_min,
     dim_zero_sum,
 )
+
+if TYPE_CHECKING:
+    from lightning_metrics.metric import Metric
 
 State = Union[Tensor, list]
 
@@ -105,3 +111,30 @@ def _apply_tensors(value: Any, fn: Callable[[Tensor], Tensor]) -> Any:
     if isinstance(value, (list, tuple)):
         return type(value)(_apply_tensors(v, fn) for v in value)
     return value
+
+
+@contextmanager
+def rollback_on_error(metrics: Iterable[Metric]) -> Generator[None, None, None]:
+    """Restore the states and update counts of ``metrics`` if the block raises.
+
+    Tensor states are cloned (updates may work in place); list states are restored by
+    truncation, so the cost does not grow with what the lists hold.
+    """
+    saved = []
+    for metric in metrics:
+        states = {}
+        for name in metric._defaults:
+            value = getattr(metric, name)
+            states[name] = (value, len(value)) if isinstance(value, list) else (value.clone(), None)
+        saved.append((metric, states, metric._update_count))
+    try:
+        yield
+    except BaseException:
+        for metric, states, count in saved:
+            for name, (value, length) in states.items():
+                if length is not None:
+                    del value[length:]
+                setattr(metric, name, value)
+            metric._update_count = count
+            metric._computed = None
+        raise

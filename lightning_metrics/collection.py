@@ -15,6 +15,7 @@ import torch
 from torch import nn
 
 from lightning_metrics import distributed
+from lightning_metrics._states import rollback_on_error
 from lightning_metrics._wrapping import raise_device_error
 from lightning_metrics.metric import Metric
 from lightning_metrics.utilities.memo import shared_derivations
@@ -227,24 +228,14 @@ class MetricCollection(nn.ModuleDict):
         list states are restored by truncation. A single metric rolls itself back, so a
         collection of one compute group copies nothing.
         """
-        saved = []
-        for metric in _unique(m for root in metrics for m in root.modules() if isinstance(m, Metric)):
-            states = {}
-            for name in metric._defaults:
-                value = getattr(metric, name)
-                states[name] = (value, len(value)) if isinstance(value, list) else (value.clone(), None)
-            saved.append((metric, states, metric._update_count, metric._forward_cache))
+        nested = list(_unique(m for root in metrics for m in root.modules() if isinstance(m, Metric)))
+        forward_caches = [metric._forward_cache for metric in nested]
         try:
-            yield
+            with rollback_on_error(nested):
+                yield
         except BaseException:
-            for metric, states, count, forward_cache in saved:
-                for name, (value, length) in states.items():
-                    if length is not None:
-                        del value[length:]
-                    setattr(metric, name, value)
-                metric._update_count = count
+            for metric, forward_cache in zip(nested, forward_caches):
                 metric._forward_cache = forward_cache
-                metric._computed = None
             self._share_group_states()
             raise
 

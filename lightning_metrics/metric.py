@@ -345,29 +345,13 @@ class Metric(MetricArithmetic, MetricStateIO, PreparedUpdates, nn.Module):
         if prepared is not None:
             return self._forward_from_batch(members, *prepared)
         count, accumulated = self._update_count, self.metric_state
-
-        def restore() -> None:  # a failure at any step leaves every member as it was
-            for name, value in accumulated.items():
-                setattr(self, name, value)
-            self._update_count = count
-            for member in members:
-                member._share_states_of(self)
-
-        values = []
         try:
-            with self._batch_context():
-                self._reset_states_only()
-                self._update_count = 0
-                self.update(*args, **kwargs)
-            for member in members:
-                member._share_states_of(self)
-                with member._batch_context():
-                    values.append(member.compute())
+            values = self._members_batch_values(members, *args, **kwargs)
             self._update_count = count + 1
             with torch.no_grad():
                 self._merge_states(accumulated)
-        except BaseException:
-            restore()
+        except BaseException:  # a failure at any step leaves every member as it was
+            self._restore_shared(members, accumulated, count)
             raise
         for member, value in zip(members, values):
             member._share_states_of(self)
@@ -380,25 +364,35 @@ class Metric(MetricArithmetic, MetricStateIO, PreparedUpdates, nn.Module):
         fresh state, which this metric's states return to afterwards (as ``_forward_full_state_update``)."""
         self.update(*args, **kwargs)
         count, accumulated = self._update_count, self.metric_state
-        values = []
         try:
-            with self._batch_context():
-                self._reset_states_only()
-                self._update_count = 0
-                self.update(*args, **kwargs)
-            for member in members:
-                member._share_states_of(self)
-                with member._batch_context():
-                    values.append(member.compute())
+            values = self._members_batch_values(members, *args, **kwargs)
         finally:
-            for name, value in accumulated.items():
-                setattr(self, name, value)
-            self._update_count = count
-            for member in members:
-                member._share_states_of(self)
+            self._restore_shared(members, accumulated, count)
         for member, value in zip(members, values):
             member._forward_cache = value
         return values
+
+    def _members_batch_values(self, members: list["Metric"], *args: Any, **kwargs: Any) -> list[Any]:
+        """Every member's value on this batch alone: one update on a fresh state of this metric,
+        which the members then share. The accumulated states are the caller's to put back."""
+        with self._batch_context():
+            self._reset_states_only()
+            self._update_count = 0
+            self.update(*args, **kwargs)
+        values = []
+        for member in members:
+            member._share_states_of(self)
+            with member._batch_context():
+                values.append(member.compute())
+        return values
+
+    def _restore_shared(self, members: list["Metric"], accumulated: dict[str, Any], count: int) -> None:
+        """Put back this metric's accumulated states and update count, and point every member at them."""
+        for name, value in accumulated.items():
+            setattr(self, name, value)
+        self._update_count = count
+        for member in members:
+            member._share_states_of(self)
 
     @property
     def _state_owner(self) -> "Metric":

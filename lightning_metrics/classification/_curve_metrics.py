@@ -9,14 +9,15 @@ same input updates once per batch. Subclasses only choose what ``compute`` reads
 
 from __future__ import annotations
 
-from typing import Any, Hashable, Optional, Union
+from typing import Any, Hashable, Optional
 
 import torch
 from torch import Tensor
 
 from lightning_metrics import _plot_methods
 from lightning_metrics.functional.classification._curve_core import CurveSpec, CurveState, curve_update, validate_curve_input
-from lightning_metrics.functional.classification._curve_functions import CURVE_AVERAGES, curve_measure
+from lightning_metrics.functional.classification._core import _SIZES
+from lightning_metrics.functional.classification._curve_functions import CURVE_AVERAGES, Thresholds, curve_measure
 from lightning_metrics.functional.classification._scores import (
     check_average,
     check_ignore_index,
@@ -28,8 +29,6 @@ from lightning_metrics.functional.classification._scores import (
 from lightning_metrics.metric import Metric
 from lightning_metrics.utilities.data import dim_zero_cat
 
-Thresholds = Optional[Union[int, list[float], Tensor]]
-_SIZES = {"multiclass": "num_classes", "multilabel": "num_labels"}
 
 
 class CurveMetric(Metric):

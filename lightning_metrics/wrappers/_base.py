@@ -15,6 +15,7 @@ from typing import Any
 from torch import Tensor
 
 from lightning_metrics import distributed
+from lightning_metrics._states import rollback_on_error  # noqa: F401 (the wrappers import it from here)
 from lightning_metrics.metric import Metric
 
 
@@ -63,33 +64,6 @@ def first_tensor(*values: Any) -> Tensor | None:
         if found is not None:
             return found
     return None
-
-
-@contextmanager
-def rollback_on_error(metrics: Iterable[Metric]) -> Generator[None, None, None]:
-    """Restore the states and update counts of ``metrics`` if the block raises.
-
-    Tensor states are cloned (updates may work in place); list states are restored by
-    truncation, so the cost does not grow with what the lists hold.
-    """
-    saved = []
-    for metric in metrics:
-        states = {}
-        for name in metric._defaults:
-            value = getattr(metric, name)
-            states[name] = (value, len(value)) if isinstance(value, list) else (value.clone(), None)
-        saved.append((metric, states, metric._update_count))
-    try:
-        yield
-    except BaseException:
-        for metric, states, count in saved:
-            for name, (value, length) in states.items():
-                if length is not None:
-                    del value[length:]
-                setattr(metric, name, value)
-            metric._update_count = count
-            metric._computed = None
-        raise
 
 
 @contextmanager

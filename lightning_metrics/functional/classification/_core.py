@@ -258,6 +258,7 @@ def matrix_statistic(task: str, measure: str, arguments: Mapping[str, Any]) -> t
     return multilabel_spec(get("num_labels"), get("threshold", 0.5), *common, reduction=red), red
 
 
+# the argument that sizes each task's inputs (a binary task has none); the curve modules read it too
 _SIZES = {"multiclass": "num_classes", "multilabel": "num_labels"}
 
 

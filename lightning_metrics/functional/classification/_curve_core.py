@@ -108,25 +108,27 @@ def exact_roc(scores: Tensor, positive: Tensor) -> tuple[Tensor, Tensor, Tensor]
     tps = torch.cat((tps.new_zeros(1), tps))
     fps = torch.cat((fps.new_zeros(1), fps))
     thresholds = torch.cat((thresholds.new_ones(1), thresholds))
-    if fps[-1] <= 0:
-        warnings.warn(
-            "No negative samples in targets, false positive value should be meaningless: the false positive"
-            " rate is set to zero.",
-            UserWarning,
-        )
-        fpr = torch.zeros_like(thresholds)
-    else:
-        fpr = fps / fps[-1]
-    if tps[-1] <= 0:
-        warnings.warn(
-            "No positive samples in targets, true positive value should be meaningless: the true positive"
-            " rate is set to zero.",
-            UserWarning,
-        )
-        tpr = torch.zeros_like(thresholds)
-    else:
-        tpr = tps / tps[-1]
+    fpr = _rate_or_zero(
+        fps,
+        thresholds,
+        "No negative samples in targets, false positive value should be meaningless: the false positive"
+        " rate is set to zero.",
+    )
+    tpr = _rate_or_zero(
+        tps,
+        thresholds,
+        "No positive samples in targets, true positive value should be meaningless: the true positive"
+        " rate is set to zero.",
+    )
     return fpr, tpr, thresholds
+
+
+def _rate_or_zero(counts: Tensor, thresholds: Tensor, warning: str) -> Tensor:
+    """Cumulative ``counts`` over their total; zeros, with ``warning``, when the total is not positive."""
+    if counts[-1] <= 0:
+        warnings.warn(warning, UserWarning)
+        return torch.zeros_like(thresholds)
+    return counts / counts[-1]
 
 
 # --------------------------------------------------------------------------- binned curves

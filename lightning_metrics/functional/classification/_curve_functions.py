@@ -15,7 +15,7 @@ from typing import Any, Mapping, Optional, Union
 
 from torch import Tensor
 
-from lightning_metrics.functional.classification._core import call_for_task
+from lightning_metrics.functional.classification._core import _SIZES, call_for_task
 from lightning_metrics.functional.classification._curve_core import (
     Curves,
     CurveSpec,
@@ -59,7 +59,6 @@ CURVE_AVERAGES: dict[tuple[str, str], tuple[Optional[str], ...]] = {
     ("multiclass", "logauc"): ("macro", "none", None),
     ("multilabel", "logauc"): ("macro", "none", None),
 }
-_SIZES = {"multiclass": "num_classes", "multilabel": "num_labels"}
 
 
 def curve_statistic(

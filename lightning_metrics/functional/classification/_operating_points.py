@@ -14,12 +14,10 @@ from typing import Any, Mapping, Optional
 
 from torch import Tensor
 
-from lightning_metrics.functional.classification._core import call_for_task
+from lightning_metrics.functional.classification._core import _SIZES, call_for_task
 from lightning_metrics.functional.classification._curve_functions import Thresholds, curve_statistic
 from lightning_metrics.functional.classification._fixed_point import OPERATING_POINTS, operating_point_compute
 from lightning_metrics.functional.classification._scores import check_unit_float
-
-_SIZES = {"multiclass": "num_classes", "multilabel": "num_labels"}
 
 
 def operating_point(task: str, minimum_name: str, arguments: Mapping[str, Any]) -> tuple[Tensor, Tensor]:
