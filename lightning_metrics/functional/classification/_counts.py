@@ -1,6 +1,7 @@
 """The sufficient statistics of count-based classification metrics.
 
-One statistic per input spec, each filled with ONE histogram (``bincount``) per batch:
+One statistic per input spec, each filled with ONE histogram per batch (the confusion matrix: one
+scatter of the batch's codes into the state, :class:`Codes`):
 
 =============  ==================================================  =============================
 kind           input spec                                          state
@@ -19,7 +20,7 @@ with equal specs keep identical states, so a collection updates them once. The s
 shapes the state (task, size, threshold, top_k, ignore_index, per-sample or not, validation) and
 nothing that only ``compute`` uses (average, zero_division, beta, normalization).
 
-Ignored positions are sent to one extra histogram bin that is dropped, so ``update`` has no
+Ignored positions are sent to one extra histogram bin that is dropped (or add weight 0), so ``update`` has no
 data-dependent shapes and no host sync when ``validate_args=False``.
 """
 
@@ -105,11 +106,6 @@ def confmat_codes(target: Tensor, pred: Tensor, valid: Optional[Tensor], num_cla
     return Codes(torch.where(valid, codes, 0), valid.long(), shape)
 
 
-def confmat_counts(target: Tensor, pred: Tensor, valid: Optional[Tensor], num_classes: int) -> Tensor:
-    """``(C, C)`` confusion matrix (rows: target) from one bincount of ``target * C + pred``."""
-    size = num_classes * num_classes
-    codes = _discard(target.long() * num_classes + pred, valid, size)
-    return histogram(codes, size).view(num_classes, num_classes)
 
 
 def label_counts(
@@ -267,9 +263,8 @@ class CountSpec:
         self, target: Tensor, pred: Tensor, valid: Optional[Tensor], increment: bool = False
     ) -> dict[str, Any]:
         if self.kind == "confmat":
-            if increment:
-                return {"confmat": confmat_codes(target, pred, valid, self.size)}
-            return {"confmat": confmat_counts(target, pred, valid, self.size)}
+            codes = confmat_codes(target, pred, valid, self.size)
+            return {"confmat": codes if increment else codes.dense()}
         n = target.shape[0] if target.ndim else 1
         if self.kind == "exact":
             ok = pred == target if valid is None else (pred == target) | ~valid
