@@ -142,7 +142,7 @@ class CountingMetric(Metric):
             return None  # a subclass with its own update
         increment = self._spec.batch(preds, target, increment=True)
         # the batch's confusion matrix for its values; the state takes the codes (a scatter, not a C^2 sum)
-        batch = {n: v.dense() if isinstance(v, Codes) else v for n, v in increment.items()}
+        batch = {n: v.dense_confmat() if isinstance(v, Codes) else v for n, v in increment.items()}
         states = {n: [v] if isinstance(self._defaults[n], list) else v for n, v in batch.items()}
         return states, self._committer(lambda: self._add_batch(increment))
 

@@ -70,6 +70,20 @@ def derived(tag: str, state: Union[Tensor, list], fn: Callable[[Any], Any]) -> A
     return value
 
 
+def scope_open() -> bool:
+    """Whether a :func:`shared_derivations` scope is open (what :func:`seed` would record in)."""
+    return _SCOPE.get() is not None
+
+
+def seed(tag: str, state: Tensor, value: Any) -> None:
+    """Record ``value`` as ``derived(tag, state, ...)`` inside an open :func:`shared_derivations` scope (a no-op
+    outside one): for a value that its maker can compute more cheaply than the readers could from ``state``
+    (a confusion matrix's marginals from the batch it was counted from)."""
+    scope = _SCOPE.get()
+    if scope is not None:
+        scope[(tag, id(state))] = (state, _version(state), value)
+
+
 def _version(state: Union[Tensor, list]) -> Any:
     if isinstance(state, list):
         return tuple((id(item), _version(item)) for item in state)

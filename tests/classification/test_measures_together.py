@@ -97,3 +97,41 @@ def test_collection_forward_reads_the_ratio_measures_together(kw: dict) -> None:
             fresh = make()
             fresh.update(preds, target)
             torch.testing.assert_close(got[name], fresh.compute(), equal_nan=True, msg=name)
+
+
+@pytest.mark.parametrize("ignore_index", [None, 3])
+def test_forward_of_a_large_matrix_reads_its_marginals_off_the_batch(monkeypatch, ignore_index) -> None:
+    """A confusion matrix far larger than its batch (C^2 bins, few samples): forward counts the row and column
+    sums from the batch's codes instead of summing the matrix, with the same values as fresh metrics."""
+    import lightning_metrics.functional.classification._measures as measures
+
+    summed = []
+    summary = measures._summary
+    monkeypatch.setattr(measures, "_summary", lambda confmat: summed.append(1) or summary(confmat))
+    kw = {"num_classes": 40, "ignore_index": ignore_index}
+    build = {
+        "acc": lambda: lmc.MulticlassAccuracy(**kw),
+        "prec": lambda: lmc.MulticlassPrecision(**kw),
+        "rec_w": lambda: lmc.MulticlassRecall(average="weighted", **kw),
+        "spec": lambda: lmc.MulticlassSpecificity(**kw),
+        "mcc": lambda: lmc.MulticlassMatthewsCorrCoef(**kw),
+        "kappa": lambda: lmc.MulticlassCohenKappa(**kw),
+        "confmat": lambda: lmc.MulticlassConfusionMatrix(**kw),
+    }
+    collection = MetricCollection({name: make() for name, make in build.items()})
+    assert len(collection.compute_groups) == 1
+    g = torch.Generator().manual_seed(3)
+    for n in (7, 1, 13):
+        preds, target = torch.randn(n, 40, generator=g), torch.randint(0, 40, (n,), generator=g)
+        if ignore_index is not None:
+            target[: n // 2] = ignore_index
+        got = collection(preds, target)
+        for name, make in build.items():
+            fresh = make()
+            fresh.update(preds, target)
+            torch.testing.assert_close(got[name], fresh.compute(), equal_nan=True, msg=name)
+    summed.clear()
+    collection(preds, target)
+    assert summed == []  # the batch's summary came from its codes, not from sums over the matrix
+    collection.compute()
+    assert summed == [1]  # the accumulated matrix is summed once for all the members

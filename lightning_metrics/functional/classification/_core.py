@@ -15,12 +15,13 @@ from typing import Any, Callable, Mapping, Optional
 from torch import Tensor
 
 from lightning_metrics.functional.classification import _inputs
-from lightning_metrics.functional.classification._inputs import check_task
 from lightning_metrics.functional.classification._counts import CountSpec
+from lightning_metrics.functional.classification._inputs import check_task
 from lightning_metrics.functional.classification._measures import (
     MEASURES,
     MeasureRequest,
     cohen_kappa,
+    confmat_measures,
     matthews_corrcoef,
     normalize_confmat,
     reduce_measure,
@@ -88,12 +89,12 @@ class Reduction:
 
 
 def reduce_together(
-    spec: CountSpec, states: dict[str, Tensor], reductions: "list[Reduction]"
-) -> "tuple[list[Tensor], set[int]]":
+    spec: CountSpec, states: dict[str, Tensor], reductions: list[Reduction]
+) -> tuple[list[Tensor], set[int]]:
     """The values of several reductions of one statistic, each equal to ``reduction(spec, states)``: the
     count-ratio measures among them in one :func:`reduce_measures` pass, the others one by one. Also the
     indices of the values made together: new tensors that nothing else holds (distinct elements of one
-    result), which the caller need not copy."""
+    result, or a whole-matrix measure's new value), which the caller need not copy."""
     joined = [i for i, r in enumerate(reductions) if r.joins(spec)]
     values: list = [None] * len(reductions)
     if len(joined) > 1:
@@ -102,13 +103,23 @@ def reduce_together(
             MeasureRequest(r.measure, "binary" if binary else r.average, r.zero_division, r.beta)
             for r in map(reductions.__getitem__, joined)
         ]
-        together = reduce_measures(spec.counts(states), requests, multiclass=spec.task == "multiclass", top_k=spec.top_k)
+        if spec.kind == "confmat" and spec.task == "multiclass" and not spec.samplewise:
+            # off the matrix's summary, which its MCC and Cohen's kappa read too: no per-class counts made
+            together = confmat_measures(states["confmat"], requests, top_k=spec.top_k)
+        else:
+            counts = spec.counts(states)
+            together = reduce_measures(counts, requests, multiclass=spec.task == "multiclass", top_k=spec.top_k)
         for i, value in zip(joined, together):
             values[i] = value
     else:
         joined = []
     values = [reduction(spec, states) if value is None else value for reduction, value in zip(reductions, values)]
-    return values, set(joined)
+    fresh = {i for i, r in enumerate(reductions) if r.measure in _FRESH_VALUES}
+    return values, set(joined) | fresh
+
+
+# whole-matrix measures whose value is always a new tensor, computed from the states (never one of them)
+_FRESH_VALUES = frozenset({"matthews_corrcoef", "cohen_kappa"})
 
 
 def evaluate(spec: CountSpec, reduction: Reduction, preds: Tensor, target: Tensor) -> Tensor:

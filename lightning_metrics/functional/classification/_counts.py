@@ -34,8 +34,9 @@ from typing import Any, NamedTuple, Optional
 import torch
 from torch import Tensor
 
-from lightning_metrics.functional.classification import _inputs
+from lightning_metrics.functional.classification import _inputs, _measures
 from lightning_metrics.functional.classification._measures import Counts, samples_row_values
+from lightning_metrics.utilities import memo
 from lightning_metrics.utilities.memo import derived
 
 _LONG = torch.long
@@ -94,6 +95,25 @@ class Codes(NamedTuple):
         out = torch.zeros(self.shape, dtype=_LONG, device=self.codes.device)
         self.add_to(out)
         return out
+
+    def dense_confmat(self) -> Tensor:
+        """:meth:`dense` of a ``(C, C)`` confusion matrix; one much larger than its batch has its row and column
+        sums counted from the codes too (a scatter of the batch each, not a pass over C^2 bins), for the
+        readers of its summary in an open ``shared_derivations`` scope (a collection's ``forward``)."""
+        out = self.dense()
+        num_classes = self.shape[1]
+        if num_classes * num_classes > _SUMMARY_FROM_CODES * self.codes.numel() and memo.scope_open():
+            exact = _measures.exact_dtype(out.device)
+            target = self.codes.div(num_classes, rounding_mode="floor")
+            weights = self.weights.to(exact)
+            rows = torch.zeros(num_classes, dtype=exact, device=out.device).index_add_(0, target, weights)
+            cols = torch.zeros(num_classes, dtype=exact, device=out.device)
+            cols.index_add_(0, self.codes - target * num_classes, weights)
+            _measures.seed_summary(out, out.diagonal().to(exact), rows, cols)
+        return out
+
+
+_SUMMARY_FROM_CODES = 4  # bins per code above which marginals from the codes beat two passes over the matrix
 
 
 def confmat_codes(target: Tensor, pred: Tensor, valid: Optional[Tensor], num_classes: int) -> Codes:
@@ -167,7 +187,7 @@ class CountSpec:
         validate_args: bool = True,
         need: str = "counts",
         measure: Optional[tuple] = None,
-    ) -> "CountSpec":
+    ) -> CountSpec:
         """The statistic for an input spec; ``need`` is "counts", "confmat", "exact", "labels" or "samples"."""
         samplewise = multidim_average == "samplewise"
         kind = need

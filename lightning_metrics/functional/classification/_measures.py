@@ -25,6 +25,7 @@ from typing import Callable, NamedTuple, Optional, Sequence
 import torch
 from torch import Tensor
 
+from lightning_metrics.utilities import memo
 from lightning_metrics.utilities.memo import derived
 
 
@@ -37,12 +38,12 @@ class Counts(NamedTuple):
     fn: Tensor
 
     @classmethod
-    def from_ovr(cls, ovr: Tensor) -> "Counts":
+    def from_ovr(cls, ovr: Tensor) -> Counts:
         """From one-vs-rest matrices ``(..., 2, 2)`` laid out ``[[tn, fp], [fn, tp]]``."""
         return cls(tp=ovr[..., 1, 1], fp=ovr[..., 0, 1], tn=ovr[..., 0, 0], fn=ovr[..., 1, 0])
 
     @classmethod
-    def from_confmat(cls, confmat: Tensor) -> "Counts":
+    def from_confmat(cls, confmat: Tensor) -> Counts:
         """Per-class counts of a ``(C, C)`` confusion matrix (rows: target, columns: prediction)."""
         rows, cols, _, total = confmat_marginals(confmat)
         tp = confmat.diagonal()
@@ -50,38 +51,111 @@ class Counts(NamedTuple):
         fn = rows - tp
         return cls(tp=tp, fp=fp, tn=total - tp - fp - fn, fn=fn)
 
-    def summed(self) -> "Counts":
+    def summed(self) -> Counts:
         """Counts summed over the class dimension (micro averaging)."""
         return Counts(*(c.sum(-1) for c in self))
 
 
-def confmat_marginals(confmat: Tensor) -> "tuple[Tensor, Tensor, Tensor, Tensor]":
+def confmat_marginals(confmat: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """Row sums (targets), column sums (predictions), trace and total of a ``(C, C)`` confusion matrix:
     two passes over the matrix, shared by every measure read off the same matrix (``derived``)."""
     return derived("confmat_marginals", confmat, _marginals)
 
 
-def _marginals(confmat: Tensor) -> "tuple[Tensor, Tensor, Tensor, Tensor]":
+def _marginals(confmat: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     rows = confmat.sum(1)
     return rows, confmat.sum(0), confmat.diagonal().sum(), rows.sum()
 
 
-def confmat_moments(confmat: Tensor) -> "tuple[Tensor, ...]":
-    """Total, trace and the products rows·cols, rows·rows, cols·cols of the marginals of a ``(C, C)`` confusion
-    matrix, in double: what MCC and Cohen's kappa read, derived once per matrix (``derived``). Integer sums
-    are exact, so the double moments of an integer matrix are those of the double matrix.
+def confmat_summary(confmat: Tensor) -> tuple[Tensor, Tensor]:
+    """The basis and its Gram matrix of a ``(C, C)`` confusion matrix, from which every per-class count and
+    the moments of the marginals are linear or bilinear: ``basis`` stacks the diagonal, the row sums
+    (targets), the column sums (predictions), the total and ones, ``(5, C)`` in an exact float dtype (float64;
+    float32 on MPS), and ``gram = basis @ basis.T``. Computed once per matrix for all its readers
+    (``derived``): a true positive is the diagonal, a false positive a column sum minus it, and so on.
 
-    >>> [m.item() for m in confmat_moments(torch.tensor([[2, 1], [0, 3]]))]
-    [6.0, 5.0, 18.0, 18.0, 20.0]
+    >>> basis, gram = confmat_summary(torch.tensor([[2, 1], [0, 3]]))
+    >>> basis
+    tensor([[2., 3.],
+            [3., 3.],
+            [2., 4.],
+            [6., 6.],
+            [1., 1.]], dtype=torch.float64)
+    >>> gram[1, 2].item(), gram[0, 4].item()  # rows·cols and the trace
+    (18.0, 5.0)
     """
-    return derived("confmat_moments", confmat, _moments)
+    return derived("confmat_summary", confmat, _summary)
 
 
-def _moments(confmat: Tensor) -> "tuple[Tensor, ...]":
-    rows, cols, trace, total = confmat_marginals(confmat.double() if confmat.is_floating_point() else confmat)
-    marginals = torch.stack([rows, cols]).double()
-    gram = marginals @ marginals.T  # [[rows·rows, rows·cols], [rows·cols, cols·cols]]
-    return total.double(), trace.double(), gram[0, 1], gram[0, 0], gram[1, 1]
+def _summary(confmat: Tensor) -> tuple[Tensor, Tensor]:
+    exact = exact_dtype(confmat.device)
+    # integer sums below 2^53 are exact in float64
+    return summary_of(confmat.diagonal().to(exact), confmat.sum(1, dtype=exact), confmat.sum(0, dtype=exact))
+
+
+def summary_of(diagonal: Tensor, rows: Tensor, cols: Tensor) -> tuple[Tensor, Tensor]:
+    """:func:`confmat_summary` of a matrix with this diagonal, row sums and column sums (exact dtype)."""
+    num_classes = rows.shape[0]
+    basis = torch.stack(
+        [diagonal, rows, cols, rows.sum().expand(num_classes), _ones(num_classes, rows.dtype, rows.device)]
+    )
+    return basis, basis @ basis.T
+
+
+def seed_summary(confmat: Tensor, diagonal: Tensor, rows: Tensor, cols: Tensor) -> None:
+    """Give the readers of ``confmat`` in an open ``shared_derivations`` scope its summary from marginals that
+    its maker counted more cheaply than two passes over the matrix (a no-op outside a scope)."""
+    if memo.scope_open():
+        memo.seed("confmat_summary", confmat, summary_of(diagonal, rows, cols))
+
+
+def confmat_agreement(confmat: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """The terms of MCC and Cohen's kappa of a ``(C, C)`` confusion matrix, in an exact float dtype:
+    ``trace * total - rows·cols`` (both numerators), ``total^2 - rows·cols`` (kappa's denominator),
+    ``total^2 - cols·cols`` and ``total^2 - rows·rows`` (MCC's), one product of its summary's Gram matrix
+    (``derived``: once per matrix for both measures).
+
+    >>> [t.item() for t in confmat_agreement(torch.tensor([[2, 1], [0, 3]]))]
+    [12.0, 18.0, 16.0, 18.0]
+    """
+    return derived("confmat_agreement", confmat, _agreement)
+
+
+def _agreement(confmat: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    _, gram = confmat_summary(confmat)
+    terms = _AGREEMENT_TERMS.get((gram.device, gram.dtype))
+    if terms is None:
+        terms = _AGREEMENT_TERMS[(gram.device, gram.dtype)] = _AGREEMENT.to(device=gram.device, dtype=gram.dtype)
+    return (terms @ gram.reshape(-1)).unbind(0)  # integer terms below 2^53: exact
+
+
+def _gram_at(i: int, j: int) -> int:
+    return 5 * i + j  # the basis rows: diagonal 0, rows 1, cols 2, total 3, ones 4
+
+
+# each term a difference of two entries of the flat Gram matrix: diagonal·total = trace * total,
+# rows·total = total^2, rows·cols, cols·cols, rows·rows
+_AGREEMENT = torch.zeros(4, 25, dtype=torch.float64)
+for _row, (_plus, _minus) in enumerate([((0, 3), (1, 2)), ((1, 3), (1, 2)), ((1, 3), (2, 2)), ((1, 3), (1, 1))]):
+    _AGREEMENT[_row, _gram_at(*_plus)] += 1
+    _AGREEMENT[_row, _gram_at(*_minus)] -= 1
+_AGREEMENT_TERMS: dict = {}
+_ONES: dict = {}
+
+
+def _ones(size: int, dtype: torch.dtype, device: torch.device) -> Tensor:
+    key = (size, dtype, device)
+    ones = _ONES.get(key)
+    if ones is None:
+        if len(_ONES) > 64:
+            _ONES.clear()
+        ones = _ONES[key] = torch.ones(size, dtype=dtype, device=device)
+    return ones
+
+
+def exact_dtype(device: torch.device) -> torch.dtype:
+    """The float dtype in which integer counts stay exact (below 2^53; MPS has no float64: below 2^24)."""
+    return torch.float32 if device.type == "mps" else torch.float64
 
 
 def safe_divide(num: Tensor, den: Tensor, zero_division: float = 0.0) -> Tensor:
@@ -121,7 +195,7 @@ def _all(c: Counts) -> Tensor:
     return c.tp + c.fp + c.tn + c.fn
 
 
-def _fbeta(c: Counts, beta: float) -> "tuple[Tensor, Tensor]":
+def _fbeta(c: Counts, beta: float) -> tuple[Tensor, Tensor]:
     b2 = beta**2
     return (1 + b2) * c.tp, (1 + b2) * c.tp + b2 * c.fn + c.fp
 
@@ -218,7 +292,7 @@ class MeasureRequest(NamedTuple):
 
 
 def reduce_measures(
-    counts: Counts, requests: "Sequence[MeasureRequest]", *, multiclass: bool = False, top_k: int = 1
+    counts: Counts, requests: Sequence[MeasureRequest], *, multiclass: bool = False, top_k: int = 1
 ) -> list[Tensor]:
     """Several measures of the same counts at once, each equal to :func:`reduce_measure`'s value.
 
@@ -238,14 +312,34 @@ def reduce_measures(
     stacked = torch.stack(tuple(counts))  # (4, ..., C), or (4, ...) for binary counts
     if plan.binary:
         stacked = stacked.unsqueeze(-1)
+    return _evaluate(plan, plan.coefficients, stacked.to(plan.coefficients.dtype), requests)
+
+
+def confmat_measures(confmat: Tensor, requests: Sequence[MeasureRequest], *, top_k: int = 1) -> list[Tensor]:
+    """:func:`reduce_measures` of the per-class counts of a ``(C, C)`` multiclass confusion matrix, read off its
+    :func:`confmat_summary` (which MCC and Cohen's kappa of the same matrix read too): the counts are
+    linear in the summary's basis, so their coefficients are folded into the measures' and the counts
+    themselves are never made.
+
+    >>> confmat_measures(torch.tensor([[2, 1], [0, 3]]), [MeasureRequest("precision", "macro"),
+    ...                                                   MeasureRequest("recall", None)])
+    [tensor(0.8750), tensor([0.6667, 1.0000])]
+    """
+    plan = _plan(tuple(requests), True, top_k, confmat.device)
+    basis, _ = confmat_summary(confmat)
+    return _evaluate(plan, plan.on_confmat, basis, requests)
+
+
+def _evaluate(plan: _Plan, coefficients: Tensor, stacked: Tensor, requests: Sequence[MeasureRequest]) -> list[Tensor]:
+    """The measures of ``plan`` from the exact ``stacked`` rows (``(K, ..., C)``) that ``coefficients``
+    ``(3M, K)`` map to their numerators, denominators and weight supports."""
     classes = stacked.shape[-1]
     if plan.micro:
         stacked = torch.cat([stacked, stacked.sum(-1, keepdim=True)], -1)  # the last column: micro sums
-    exact = stacked.to(plan.coefficients.dtype)
-    if exact.ndim == 2:
-        linear = (plan.coefficients @ exact).float()
+    if stacked.ndim == 2:
+        linear = (coefficients @ stacked).float()
     else:
-        linear = torch.tensordot(plan.coefficients, exact, dims=1).float()
+        linear = torch.tensordot(coefficients, stacked, dims=1).float()
     rows = (len(requests),) + (1,) * (stacked.ndim - 1)  # a per-measure flag against the values
     num, den, seen = linear.unflatten(0, (3, len(requests))).unbind(0)
     scores = torch.where(den != 0, num / den, plan.zero_division.view(rows))
@@ -285,6 +379,7 @@ class _Plan(NamedTuple):
     uniform_rows: bool  # some measure weighs every class alike
     unguarded_rows: bool  # some measure's average without any weight is NaN
     coefficients: Tensor  # (3M, 4): numerators, denominators, weight supports of the M measures
+    on_confmat: Tensor  # (3M, 5): the same over the basis of a confusion matrix's summary
     zero_division: Tensor  # (M,) the value of 0/0
     complement: Tensor  # (M,) report 1 - ratio
     present: Tensor  # (M,) weight 1 for a class seen, 0 otherwise (multiclass macro)
@@ -293,6 +388,11 @@ class _Plan(NamedTuple):
 
 
 _UNIT = Counts(*torch.eye(4, dtype=torch.float64).unbind(0))  # tp, fp, tn, fn: coefficients of the counts
+# the counts over a confusion matrix's summary basis (diagonal, rows, cols, total, ones): tp = diagonal,
+# fp = cols - diagonal, tn = total - rows - cols + diagonal, fn = rows - diagonal
+_COUNTS_ON_CONFMAT = torch.tensor(
+    [[1, 0, 0, 0, 0], [-1, 0, 1, 0, 0], [1, -1, -1, 1, 0], [-1, 1, 0, 0, 0]], dtype=torch.float64
+)
 _PLANS: dict = {}
 
 
@@ -327,7 +427,8 @@ def _make_plan(requests: tuple, multiclass: bool, top_k: int, device: torch.devi
             macro and not multiclass,
             measure.nan_without_weight,
         ))
-    exact = torch.float32 if device.type == "mps" else torch.float64  # counts below 2^53 stay exact
+    exact = exact_dtype(device)
+    coefficients = torch.stack(nums + dens + supports)
     zero_division, complement, present, uniform, unguarded = zip(*flags)
     averages = {r.average for r in requests}
     return _Plan(
@@ -337,7 +438,8 @@ def _make_plan(requests: tuple, multiclass: bool, top_k: int, device: torch.devi
         complements=any(complement),
         uniform_rows=any(uniform),
         unguarded_rows=any(u for u, r in zip(unguarded, requests) if r.average in ("macro", "weighted")),
-        coefficients=torch.stack(nums + dens + supports).to(device=device, dtype=exact),
+        coefficients=coefficients.to(device=device, dtype=exact),
+        on_confmat=(coefficients @ _COUNTS_ON_CONFMAT).to(device=device, dtype=exact),
         zero_division=torch.tensor(zero_division, dtype=torch.float32, device=device),
         complement=torch.tensor(complement, device=device),
         present=torch.tensor(present, device=device),
@@ -370,7 +472,7 @@ def reduce_stat_scores(counts: Counts, average: Optional[str], pool_support: boo
     return (res * (support / total).unsqueeze(-1)).sum(-2)
 
 
-def samples_row_values(name: str, counts: Counts, beta: float = 1.0) -> "tuple[Tensor, Tensor]":
+def samples_row_values(name: str, counts: Counts, beta: float = 1.0) -> tuple[Tensor, Tensor]:
     """Per-example values of measure ``name`` (0/0 -> 0) and a mask of the 0/0 examples."""
     measure = MEASURES[name]
     _, den = measure.ratio(counts, beta)
@@ -388,20 +490,18 @@ def matthews_corrcoef(confmat: Tensor) -> Tensor:
     tensor(0.7071)
     """
     confmat = confmat.sum(0) if confmat.ndim == 3 else confmat
+    numerator, _, by_cols, by_rows = confmat_agreement(confmat)
+    denominator = by_cols * by_rows
+    if confmat.numel() != 4:  # 0 without a denominator, and no host sync
+        return torch.where(denominator != 0, numerator / denominator.sqrt(), 0.0).float()
     one = torch.ones((), dtype=torch.float32, device=confmat.device)
-    if confmat.numel() == 4:
-        tn, fp, fn, tp = (int(v) for v in confmat.reshape(-1).tolist())
-        if tp + tn != 0 and fp + fn == 0:
-            return one
-        if tp + tn == 0 and fp + fn != 0:
-            return -one
-    total, correct, rows_cols, rows_rows, cols_cols = confmat_moments(confmat)
-    numerator = correct * total - rows_cols
-    denominator = (total**2 - cols_cols) * (total**2 - rows_rows)
+    tn, fp, fn, tp = (int(v) for v in confmat.reshape(-1).tolist())
+    if tp + tn != 0 and fp + fn == 0:
+        return one
+    if tp + tn == 0 and fp + fn != 0:
+        return -one
     if denominator != 0:
         return (numerator / denominator.sqrt()).float()
-    if confmat.numel() != 4:
-        return 0 * one
     # A constant prediction or target: torchmetrics takes the limit with an eps-perturbed table.
     eps = torch.finfo(torch.float32).eps
     root_eps = eps**0.5
@@ -432,12 +532,10 @@ def cohen_kappa(confmat: Tensor, weights: Optional[str] = None) -> Tensor:
     tensor(0.6667)
     """
     if weights not in ("linear", "quadratic"):
-        # weights 1 off the diagonal: the observed and the expected disagreement from the marginals alone
-        # (no (C, C) temporaries), in double; sum(expected) = total
-        total, trace, rows_cols, _, _ = confmat_moments(confmat)
-        observed = total - trace
-        expected_off = total - rows_cols / total
-        return (1 - observed / expected_off).float()
+        # weights 1 off the diagonal: 1 - observed / expected disagreement, from the marginals alone (no (C, C)
+        # temporaries), scaled by the total: (trace * total - rows·cols) / (total^2 - rows·cols), exact terms
+        numerator, denominator, _, _ = confmat_agreement(confmat)
+        return (numerator / denominator).float()
     cm = confmat.float()
     num_classes = cm.shape[0]
     expected = cm.sum(1, keepdim=True) @ cm.sum(0, keepdim=True) / cm.sum()
