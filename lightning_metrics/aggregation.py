@@ -89,7 +89,7 @@ class BaseAggregator(Metric):
                     x, weight = x[~nans.expand_as(x)], weight[~nans.expand_as(weight)]
         return x.to(self.dtype), weight.to(self.dtype)
 
-    def _fold(self, value: Union[float, Tensor], fold: Callable[[Tensor, Tensor], Tensor]) -> None:
+    def _fold(self, value: float | Tensor, fold: Callable[[Tensor, Tensor], Tensor]) -> None:
         """Cast ``value`` and apply ``nan_strategy``; unless nothing is left, the state becomes
         ``fold(state, value)``."""
         value, _ = self._cast_and_nan_check_input(value, _stacklevel=4)  # warn where update was called from
