@@ -67,7 +67,7 @@ class BaseAggregator(Metric):
         self.add_state(state_name, default=default_value, dist_reduce_fx=fn)
 
     def _cast_and_nan_check_input(
-        self, x: Union[float, Tensor], weight: Optional[Union[float, Tensor]] = None
+        self, x: Union[float, Tensor], weight: Optional[Union[float, Tensor]] = None, *, _stacklevel: int = 3
     ) -> tuple[Tensor, Tensor]:
         """Convert ``x`` (and ``weight``) to tensors of the metric dtype and apply ``nan_strategy``."""
         x = _as_tensor("value", x, self.dtype, self.device)
@@ -82,10 +82,19 @@ class BaseAggregator(Metric):
                     weight = torch.where(nans, torch.ones_like(weight), weight)
                 else:
                     if self.nan_strategy == "warn":
-                        warnings.warn("Encountered `nan` values in tensor. Will be removed.", UserWarning, stacklevel=3)
+                        warnings.warn(
+                            "Encountered `nan` values in tensor. Will be removed.", UserWarning, stacklevel=_stacklevel
+                        )
                     x, weight = torch.broadcast_tensors(x, weight)
                     x, weight = x[~nans.expand_as(x)], weight[~nans.expand_as(weight)]
         return x.to(self.dtype), weight.to(self.dtype)
+
+    def _fold(self, value: float | Tensor, fold: Callable[[Tensor, Tensor], Tensor]) -> None:
+        """Cast ``value`` and apply ``nan_strategy``; unless nothing is left, the state becomes
+        ``fold(state, value)``."""
+        value, _ = self._cast_and_nan_check_input(value, _stacklevel=4)  # warn where update was called from
+        if value.numel():
+            setattr(self, self.state_name, fold(getattr(self, self.state_name), value))
 
     def update(self, value: Union[float, Tensor]) -> None:
         """Overridden by each aggregator."""
@@ -124,9 +133,7 @@ class MaxMetric(BaseAggregator):
 
     def update(self, value: Union[float, Tensor]) -> None:
         """Fold ``value`` (any shape) into the maximum."""
-        value, _ = self._cast_and_nan_check_input(value)
-        if value.numel():
-            self.max_value = torch.maximum(self.max_value, value.max())
+        self._fold(value, lambda acc, v: torch.maximum(acc, v.max()))
 
 
 class MinMetric(BaseAggregator):
@@ -148,9 +155,7 @@ class MinMetric(BaseAggregator):
 
     def update(self, value: Union[float, Tensor]) -> None:
         """Fold ``value`` (any shape) into the minimum."""
-        value, _ = self._cast_and_nan_check_input(value)
-        if value.numel():
-            self.min_value = torch.minimum(self.min_value, value.min())
+        self._fold(value, lambda acc, v: torch.minimum(acc, v.min()))
 
 
 class SumMetric(BaseAggregator):
@@ -170,9 +175,7 @@ class SumMetric(BaseAggregator):
 
     def update(self, value: Union[float, Tensor]) -> None:
         """Add the sum of ``value`` (any shape)."""
-        value, _ = self._cast_and_nan_check_input(value)
-        if value.numel():
-            self.sum_value = self.sum_value + value.sum()
+        self._fold(value, lambda acc, v: acc + v.sum())
 
 
 class CatMetric(BaseAggregator):

@@ -29,8 +29,8 @@ def _zeros(*shape: int) -> Tensor:
     return torch.zeros(shape, dtype=torch.float64)
 
 
-class _SumMetric(Metric):
-    """A float64 ``total`` (per output) and an observation count ``count``, both summed across ranks."""
+class _FloatSums(Metric):
+    """Float64 sums that add up across batches and ranks: a differentiable error, lower is better, >= 0."""
 
     plot = _plot_methods.plot_value
 
@@ -39,6 +39,11 @@ class _SumMetric(Metric):
     full_state_update = False
     additive_update = True
     plot_lower_bound = 0.0
+
+
+class _SumMetric(_FloatSums):
+    """A float64 ``total`` (per output) and an observation count ``count``, both summed across ranks."""
+
     total: Tensor
     count: Tensor
 
@@ -115,7 +120,7 @@ class LogCoshError(_SumMetric):
         self._accumulate(total.reshape(self.total.shape), count)
 
 
-class MinkowskiDistance(Metric):
+class MinkowskiDistance(_FloatSums):
     """Minkowski distance ``(sum |preds - targets|^p)^(1/p)`` over everything seen.
 
     >>> import torch
@@ -125,13 +130,6 @@ class MinkowskiDistance(Metric):
     tensor(5.1220)
     """
 
-    plot = _plot_methods.plot_value
-
-    is_differentiable = True
-    higher_is_better = False
-    full_state_update = False
-    additive_update = True
-    plot_lower_bound = 0.0
     minkowski_dist_sum: Tensor
 
     def __init__(self, p: float, **kwargs: Any) -> None:
@@ -181,7 +179,7 @@ class SymmetricMeanAbsolutePercentageError(_SumMetric):
         self._accumulate(*F.symmetric_mean_absolute_percentage_error_sums(preds, target))
 
 
-class WeightedMeanAbsolutePercentageError(Metric):
+class WeightedMeanAbsolutePercentageError(_FloatSums):
     """Weighted MAPE ``sum |preds - target| / sum |target|``.
 
     >>> import torch
@@ -191,13 +189,6 @@ class WeightedMeanAbsolutePercentageError(Metric):
     tensor(0.1250)
     """
 
-    plot = _plot_methods.plot_value
-
-    is_differentiable = True
-    higher_is_better = False
-    full_state_update = False
-    additive_update = True
-    plot_lower_bound = 0.0
     sum_abs_error: Tensor
     sum_scale: Tensor
 

@@ -109,6 +109,12 @@ class _MomentMetric(Metric):
     # default dtype from others (MSE, RSE; Pearson and NRMSE depend on arguments): mirror it per class.
     _result_follows_float64 = True
     _smallest_statistic: st.Statistic = st.MOMENTS
+    # the input checks of a class (:meth:`_check_inputs`): floating-point inputs only; at most 2-D inputs
+    # (so never a flattened state); ``num_outputs`` columns, where for one output ``"lax"`` accepts any
+    # shape (flattened) and ``"strict"`` only ``(N,)`` or ``(N, 1)``
+    _floating_only = False
+    _at_most_2d = False
+    _columns: Literal["lax", "strict"] | None = None
     moments: Tensor
 
     def __init__(self, initial_columns: int = 1, **kwargs: Any) -> None:
@@ -151,7 +157,14 @@ class _MomentMetric(Metric):
         return st.lift(self.moments, self._statistic)
 
     def _check_inputs(self, preds: Tensor, target: Tensor) -> None:
+        if self._floating_only:
+            check_floating("preds", preds)
+            check_floating("target", target)
         check_same_shape(preds, target)
+        if self._at_most_2d:
+            check_at_most_2d(preds, type(self).__name__)
+        if self._columns is not None:
+            check_columns(preds, self.num_outputs, strict_single=self._columns == "strict")
 
     def update(self, preds: Tensor, target: Tensor) -> None:
         """Merge the float64 statistic of this batch into the state."""
@@ -195,8 +208,11 @@ class _MomentMetric(Metric):
             return torch.float64
         return self.dtype
 
-    def _checked_moments(self, num_outputs: int | None, allow_flattened: bool) -> Tensor:
-        """The state, after checking it fits ``num_outputs`` (a shared state may come from a laxer metric)."""
+    def _checked_moments(self) -> Tensor:
+        """The state, after checking it fits this class's input checks (a shared state may come from a laxer
+        metric)."""
+        num_outputs = self.num_outputs if self._columns is not None else None
+        allow_flattened = not self._at_most_2d
         m = self._lifted()
         if not allow_flattened and mo.was_flattened(m):
             raise MetricInputError(
@@ -225,6 +241,7 @@ class MeanSquaredError(_MomentMetric):
     plot_lower_bound = 0.0
     _result_follows_float64 = False
     _smallest_statistic = st.SSE
+    _columns = "lax"
 
     sum_squared_error = _view(mo.sum_squared_error, "``sum (preds - target)^2`` per output (torchmetrics' state)")
     total = _view(_total, "The number of observations (torchmetrics' state)", integer=True)
@@ -236,13 +253,9 @@ class MeanSquaredError(_MomentMetric):
         self.squared = squared
         self.num_outputs = num_outputs
 
-    def _check_inputs(self, preds: Tensor, target: Tensor) -> None:
-        check_same_shape(preds, target)
-        check_columns(preds, self.num_outputs, strict_single=False)
-
     def compute(self) -> Tensor:
         """MSE (or RMSE) over everything seen."""
-        m = self._checked_moments(self.num_outputs, allow_flattened=True)
+        m = self._checked_moments()
         return mse_from_moments(m, self.squared, self.num_outputs).to(self._result_dtype(m))
 
 
@@ -259,6 +272,7 @@ class NormalizedRootMeanSquaredError(_MomentMetric):
     is_differentiable = True
     higher_is_better = False
     plot_lower_bound = 0.0
+    _columns = "lax"
 
     def __init__(
         self,
@@ -277,13 +291,9 @@ class NormalizedRootMeanSquaredError(_MomentMetric):
         # torchmetrics' result dtype for float64 inputs, as observed in 1.9
         self._result_follows_float64 = normalization in ("mean", "range") and num_outputs > 1
 
-    def _check_inputs(self, preds: Tensor, target: Tensor) -> None:
-        check_same_shape(preds, target)
-        check_columns(preds, self.num_outputs, strict_single=False)
-
     def compute(self) -> Tensor:
         """NRMSE over everything seen."""
-        m = self._checked_moments(self.num_outputs, allow_flattened=True)
+        m = self._checked_moments()
         return nrmse_from_moments(m, self.normalization, self.num_outputs).to(self._result_dtype(m))
 
 
@@ -301,6 +311,7 @@ class R2Score(_MomentMetric):
     higher_is_better = True
     plot_upper_bound = 1.0
     _smallest_statistic = st.R2
+    _at_most_2d = True
 
     sum_squared_error = _view(_sum_of_squares(mo.Y), "``sum target^2`` (torchmetrics' state)", squeeze=True)
     sum_error = _view(_sum(mo.Y), "``sum target`` (torchmetrics' state)", squeeze=True)
@@ -314,13 +325,9 @@ class R2Score(_MomentMetric):
         self.adjusted = adjusted
         self.multioutput = multioutput
 
-    def _check_inputs(self, preds: Tensor, target: Tensor) -> None:
-        check_same_shape(preds, target)
-        check_at_most_2d(preds, type(self).__name__)
-
     def compute(self) -> Tensor:
         """R2 over everything seen."""
-        m = self._checked_moments(None, allow_flattened=False)
+        m = self._checked_moments()
         return r2_from_moments(m, self.adjusted, self.multioutput).to(self._result_dtype(m))
 
 
@@ -338,6 +345,7 @@ class ExplainedVariance(_MomentMetric):
     higher_is_better = True
     plot_upper_bound = 1.0
     _smallest_statistic = st.TARGET_RESIDUAL
+    _at_most_2d = True
 
     sum_error = _view(_sum(mo.E), "``sum (target - preds)`` (torchmetrics' state)", squeeze=True)
     sum_squared_error = _view(mo.sum_squared_error, "``sum (target - preds)^2`` (torchmetrics' state)", squeeze=True)
@@ -354,13 +362,9 @@ class ExplainedVariance(_MomentMetric):
         super().__init__(1, **kwargs)
         self.multioutput = multioutput
 
-    def _check_inputs(self, preds: Tensor, target: Tensor) -> None:
-        check_same_shape(preds, target)
-        check_at_most_2d(preds, type(self).__name__)
-
     def compute(self) -> Tensor:
         """Explained variance over everything seen."""
-        m = self._checked_moments(None, allow_flattened=False)
+        m = self._checked_moments()
         return explained_variance_from_moments(m, self.multioutput).to(self._result_dtype(m))
 
 
@@ -378,6 +382,8 @@ class RelativeSquaredError(_MomentMetric):
     higher_is_better = False
     _result_follows_float64 = False
     _smallest_statistic = st.R2
+    _at_most_2d = True
+    _columns = "strict"
 
     sum_squared_error = _view(_sum_of_squares(mo.Y), "``sum target^2`` per output (torchmetrics' state)")
     sum_error = _view(_sum(mo.Y), "``sum target`` per output (torchmetrics' state)")
@@ -391,14 +397,9 @@ class RelativeSquaredError(_MomentMetric):
         self.num_outputs = num_outputs
         self.squared = squared
 
-    def _check_inputs(self, preds: Tensor, target: Tensor) -> None:
-        check_same_shape(preds, target)
-        check_at_most_2d(preds, type(self).__name__)
-        check_columns(preds, self.num_outputs, strict_single=True)
-
     def compute(self) -> Tensor:
         """RSE over everything seen."""
-        m = self._checked_moments(self.num_outputs, allow_flattened=False)
+        m = self._checked_moments()
         dtype = self._result_dtype(m)
         return rse_from_moments(m, self.squared, torch.finfo(dtype).eps).to(dtype)
 
@@ -417,6 +418,9 @@ class PearsonCorrCoef(_MomentMetric):
     higher_is_better = None  # both -1 and 1 are optimal
     plot_lower_bound = -1.0
     plot_upper_bound = 1.0
+    _floating_only = True
+    _at_most_2d = True
+    _columns = "strict"
 
     mean_x = _view(lambda m: mo.mean(m, mo.X), "Mean of ``preds`` per output (torchmetrics' state)")
     mean_y = _view(lambda m: mo.mean(m, mo.Y), "Mean of ``target`` per output (torchmetrics' state)")
@@ -434,16 +438,9 @@ class PearsonCorrCoef(_MomentMetric):
         # torchmetrics' result dtype for float64 inputs, as observed in 1.9
         self._result_follows_float64 = num_outputs > 1
 
-    def _check_inputs(self, preds: Tensor, target: Tensor) -> None:
-        check_floating("preds", preds)
-        check_floating("target", target)
-        check_same_shape(preds, target)
-        check_at_most_2d(preds, type(self).__name__)
-        check_columns(preds, self.num_outputs, strict_single=True)
-
     def compute(self) -> Tensor:
         """Pearson's r over everything seen."""
-        m = self._checked_moments(self.num_outputs, allow_flattened=False)
+        m = self._checked_moments()
         dtype = self._result_dtype(m)
         return pearson_from_moments(m, dtype).to(dtype)
 
@@ -462,7 +459,7 @@ class ConcordanceCorrCoef(PearsonCorrCoef):
 
     def compute(self) -> Tensor:
         """Concordance over everything seen."""
-        m = self._checked_moments(self.num_outputs, allow_flattened=False)
+        m = self._checked_moments()
         dtype = self._result_dtype(m)
         return concordance_from_moments(m, dtype).to(dtype)
 

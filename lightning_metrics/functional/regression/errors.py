@@ -32,6 +32,18 @@ def _f64(*tensors: Tensor) -> tuple[Tensor, ...]:
     return tuple(t.to(torch.float64) for t in tensors)
 
 
+def _same_shape_f64(preds: Tensor, target: Tensor) -> tuple[Tensor, ...]:
+    """Both inputs in float64, after checking they have the same shape."""
+    check_same_shape(preds, target)
+    return _f64(preds, target)
+
+
+def _mean(sums: tuple[Tensor, int], preds: Tensor, target: Tensor) -> Tensor:
+    """A batch's ``(total, count)`` as their mean, in the dtype the functional forms return."""
+    total, n = sums
+    return (total / n).to(result_dtype(preds, target))
+
+
 def mean_absolute_error_sums(preds: Tensor, target: Tensor, num_outputs: int = 1) -> tuple[Tensor, int]:
     """Per-output ``sum |preds - target|`` and the number of observations."""
     check_same_shape(preds, target)
@@ -50,8 +62,7 @@ def mean_absolute_error(preds: Tensor, target: Tensor, num_outputs: int = 1) -> 
     tensor([0.0000, 2.5000])
     """
     check_num_outputs_arg(num_outputs)
-    total, n = mean_absolute_error_sums(preds, target, num_outputs)
-    return (total / n).to(result_dtype(preds, target))
+    return _mean(mean_absolute_error_sums(preds, target, num_outputs), preds, target)
 
 
 def mean_squared_log_error_sums(preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
@@ -73,8 +84,7 @@ def mean_squared_log_error(preds: Tensor, target: Tensor) -> Tensor:
     >>> mean_squared_log_error(torch.tensor([0.0, 1, 2, 3]), torch.tensor([0.0, 1, 2, 2]))
     tensor(0.0207)
     """
-    total, n = mean_squared_log_error_sums(preds, target)
-    return (total / n).to(result_dtype(preds, target))
+    return _mean(mean_squared_log_error_sums(preds, target), preds, target)
 
 
 def log_cosh_error_sums(preds: Tensor, target: Tensor, num_outputs: int) -> tuple[Tensor, int]:
@@ -129,8 +139,7 @@ def minkowski_distance(preds: Tensor, targets: Tensor, p: float) -> Tensor:
 
 def mean_absolute_percentage_error_sums(preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
     """``sum |preds - target| / max(|target|, eps)`` and the element count."""
-    check_same_shape(preds, target)
-    p, t = _f64(preds, target)
+    p, t = _same_shape_f64(preds, target)
     return ((p - t).abs() / t.abs().clamp(min=EPSILON)).sum(), t.numel()
 
 
@@ -141,14 +150,12 @@ def mean_absolute_percentage_error(preds: Tensor, target: Tensor) -> Tensor:
     >>> mean_absolute_percentage_error(torch.tensor([0.9, 15, 1.2e6]), torch.tensor([1, 10, 1e6]))
     tensor(0.2667)
     """
-    total, n = mean_absolute_percentage_error_sums(preds, target)
-    return (total / n).to(result_dtype(preds, target))
+    return _mean(mean_absolute_percentage_error_sums(preds, target), preds, target)
 
 
 def symmetric_mean_absolute_percentage_error_sums(preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
     """``sum 2 |preds - target| / max(|target| + |preds|, eps)`` and the element count."""
-    check_same_shape(preds, target)
-    p, t = _f64(preds, target)
+    p, t = _same_shape_f64(preds, target)
     return 2 * ((p - t).abs() / (t.abs() + p.abs()).clamp(min=EPSILON)).sum(), t.numel()
 
 
@@ -159,14 +166,12 @@ def symmetric_mean_absolute_percentage_error(preds: Tensor, target: Tensor) -> T
     >>> symmetric_mean_absolute_percentage_error(torch.tensor([0.9, 15, 1.2e6]), torch.tensor([1, 10, 1e6]))
     tensor(0.2290)
     """
-    total, n = symmetric_mean_absolute_percentage_error_sums(preds, target)
-    return (total / n).to(result_dtype(preds, target))
+    return _mean(symmetric_mean_absolute_percentage_error_sums(preds, target), preds, target)
 
 
 def weighted_mean_absolute_percentage_error_sums(preds: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
     """``sum |preds - target|`` and ``sum |target|``."""
-    check_same_shape(preds, target)
-    p, t = _f64(preds, target)
+    p, t = _same_shape_f64(preds, target)
     return (p - t).abs().sum(), t.abs().sum()
 
 
@@ -227,8 +232,7 @@ def tweedie_deviance_score(preds: Tensor, targets: Tensor, power: float = 0.0) -
     >>> tweedie_deviance_score(torch.tensor([4.0, 3.0, 2.0, 1.0]), torch.tensor([1.0, 2.0, 3.0, 4.0]), power=2)
     tensor(1.2083)
     """
-    total, n = tweedie_deviance_sums(preds, targets, power)
-    return (total / n).to(result_dtype(preds, targets))
+    return _mean(tweedie_deviance_sums(preds, targets, power), preds, targets)
 
 
 def critical_success_index_counts(
@@ -298,8 +302,7 @@ def continuous_ranked_probability_score(preds: Tensor, target: Tensor) -> Tensor
     >>> continuous_ranked_probability_score(torch.tensor([[0.0, 1.0], [2.0, 4.0]]), torch.tensor([0.5, 2.0]))
     tensor(0.3750)
     """
-    total, n = crps_sum(preds, target)
-    return (total / n).to(result_dtype(preds, target))
+    return _mean(crps_sum(preds, target), preds, target)
 
 
 __all__ = [

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Literal
+from collections.abc import Callable
+from typing import Any, Literal
 
 import torch
 from torch import Tensor
@@ -181,6 +182,23 @@ def concordance_from_moments(m: Tensor, dtype: torch.dtype) -> Tensor:
 # --------------------------------------------------------------------------- functional forms
 
 
+def _pooled(
+    from_moments: Callable[[Tensor, Any, int], Tensor],
+    preds: Tensor,
+    target: Tensor,
+    arg: Any,
+    num_outputs: int,
+) -> Tensor:
+    """``from_moments(moments, arg, num_outputs)`` of one batch whose columns are ``num_outputs`` outputs (one
+    output: everything pooled, any shape), a scalar for one output, in the functional forms' dtype."""
+    check_same_shape(preds, target)
+    check_num_outputs_arg(num_outputs)
+    check_columns(preds, num_outputs, strict_single=False)
+    value = from_moments(mo.moments_of(preds, target), arg, num_outputs)
+    value = value.squeeze(0) if num_outputs == 1 else value
+    return value.to(result_dtype(preds, target))
+
+
 def mean_squared_error(preds: Tensor, target: Tensor, squared: bool = True, num_outputs: int = 1) -> Tensor:
     """Mean squared error (``squared=False``: root mean squared error).
 
@@ -190,12 +208,7 @@ def mean_squared_error(preds: Tensor, target: Tensor, squared: bool = True, num_
     >>> mean_squared_error(torch.tensor([[1.0, 2], [3, 4]]), torch.tensor([[1.0, 4], [3, 1]]), num_outputs=2)
     tensor([0.0000, 6.5000])
     """
-    check_same_shape(preds, target)
-    check_num_outputs_arg(num_outputs)
-    check_columns(preds, num_outputs, strict_single=False)
-    value = mse_from_moments(mo.moments_of(preds, target), squared, num_outputs)
-    value = value.squeeze(0) if num_outputs == 1 else value
-    return value.to(result_dtype(preds, target))
+    return _pooled(mse_from_moments, preds, target, squared, num_outputs)
 
 
 def normalized_root_mean_squared_error(
@@ -213,12 +226,7 @@ def normalized_root_mean_squared_error(
     """
     if normalization not in NORMALIZATIONS:
         raise ValueError(f"Argument `normalization` must be one of {NORMALIZATIONS}, got {normalization!r}")
-    check_same_shape(preds, target)
-    check_num_outputs_arg(num_outputs)
-    check_columns(preds, num_outputs, strict_single=False)
-    value = nrmse_from_moments(mo.moments_of(preds, target), normalization, num_outputs)
-    value = value.squeeze(0) if num_outputs == 1 else value
-    return value.to(result_dtype(preds, target))
+    return _pooled(nrmse_from_moments, preds, target, normalization, num_outputs)
 
 
 def _check_adjusted(adjusted: object) -> None:
