@@ -7,6 +7,8 @@ their two inputs and join them at ``compute``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from torch import Tensor
 
 from lightning_metrics._additive_score import AdditiveScore
@@ -35,6 +37,9 @@ class KeptSamples(AdditiveScore):
     """Keeps every batch of its two inputs in the ``cat`` states named ``_inputs``."""
 
     _inputs: tuple[str, str] = ("preds", "target")
+
+    def __init__(self, **kwargs: Any) -> None:  # a score takes no argument of its own unless it says so
+        self._configure(locals())
 
     def _build(self) -> None:
         for name in self._inputs:

@@ -36,9 +36,6 @@ class ClusterEmbeddingMetric(KeptSamples):
     plot_upper_bound = None
     _inputs = ("data", "labels")
 
-    def __init__(self, **kwargs: Any) -> None:  # a score takes no argument of its own unless it says so
-        self._configure(locals())
-
     @property
     def statistic_spec(self) -> Hashable:
         return ("cluster_embeddings",)

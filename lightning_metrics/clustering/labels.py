@@ -52,9 +52,6 @@ class ClusterLabelMetric(KeptSamples):
     is_differentiable = True  # torchmetrics' declaration
     _measure = ""
 
-    def __init__(self, **kwargs: Any) -> None:
-        self._configure(locals())
-
     def _build(self) -> None:
         check_label_options(**self._measure_options)
         super()._build()
