@@ -16,8 +16,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from lightning_metrics._additive_score import AdditiveScore
-from lightning_metrics.clustering.labels import cat_state
+from lightning_metrics.clustering._samples import KeptSamples
 from lightning_metrics.functional.clustering.embeddings import (
     ClusterGeometry,
     calinski_harabasz_from,
@@ -30,18 +29,12 @@ from lightning_metrics.functional.clustering.embeddings import (
 from lightning_metrics.utilities.memo import derived
 
 
-class ClusterEmbeddingMetric(AdditiveScore):
+class ClusterEmbeddingMetric(KeptSamples):
     """Keeps embedded samples and their cluster labels; subclasses score the geometry."""
 
     is_differentiable = True
     plot_upper_bound = None
-
-    def __init__(self, **kwargs: Any) -> None:  # a score takes no argument of its own unless it says so
-        self._configure(locals())
-
-    def _build(self) -> None:
-        self.add_state("data", [], dist_reduce_fx="cat")
-        self.add_state("labels", [], dist_reduce_fx="cat")
+    _inputs = ("data", "labels")
 
     @property
     def statistic_spec(self) -> Hashable:
@@ -50,11 +43,10 @@ class ClusterEmbeddingMetric(AdditiveScore):
     def update(self, data: Tensor, labels: Tensor) -> None:
         """Append a batch: ``data`` of shape ``(N, d)``, ``labels`` of ``N`` integer cluster ids."""
         check_embeddings(data, labels)
-        self.data.append(data)
-        self.labels.append(labels)
+        self._keep(data, labels)
 
     def _geometry(self) -> tuple[ClusterGeometry, torch.dtype]:
-        data, labels = cat_state(self, "data"), cat_state(self, "labels")
+        data, labels = self._joined()
         if data is None or labels is None:
             data = torch.zeros(0, 0, device=self.device)
             labels = torch.zeros(0, dtype=torch.int64, device=self.device)

@@ -15,13 +15,14 @@ mutual information, pair counts). ``ClusterAccuracy`` takes ``num_classes`` and 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from typing import Any, Literal
 
 import torch
 from torch import Tensor
 
 from lightning_metrics._additive_score import AdditiveScore
+from lightning_metrics.clustering._samples import KeptSamples
 from lightning_metrics.functional._contingency import (
     check_label_range,
     check_num_classes,
@@ -30,35 +31,7 @@ from lightning_metrics.functional._contingency import (
     stats_of_state,
 )
 from lightning_metrics.functional._contingency_measures import MEASURES
-from lightning_metrics.functional.clustering.labels import (
-    check_average_method,
-    check_beta,
-    check_cluster_labels,
-)
-from lightning_metrics.metric import Metric
-from lightning_metrics.utilities.data import dim_zero_cat
-
-_OPTION_CHECKS: dict[str, Callable[[Any], None]] = {
-    "average_method": check_average_method,
-    "beta": check_beta,
-}
-
-
-def cat_state(metric: Metric, name: str) -> Tensor | None:
-    """The batches of a ``cat`` state as one tensor (``None`` before any update).
-
-    A list is replaced in place by its concatenation: the members of a compute group hold the same
-    list, so they then read the same tensor (and share what is derived from it), and the next
-    ``compute`` starts from one piece.
-    """
-    value = getattr(metric, name)
-    if isinstance(value, Tensor):
-        return value
-    if not value:
-        return None
-    if len(value) > 1:
-        value[:] = [dim_zero_cat(value)]
-    return value[0]
+from lightning_metrics.functional.clustering.labels import check_cluster_labels, check_label_options
 
 
 def _average_method_init(
@@ -70,7 +43,7 @@ def _average_method_init(
     self._configure(locals())
 
 
-class ClusterLabelMetric(AdditiveScore):
+class ClusterLabelMetric(KeptSamples):
     """Keeps the label pairs and computes the score ``MEASURES[_measure]`` of their contingency table.
 
     A score takes no argument of its own unless it says so: the constructor is the family's.
@@ -79,14 +52,14 @@ class ClusterLabelMetric(AdditiveScore):
     is_differentiable = True  # torchmetrics' declaration
     _measure = ""
 
-    def __init__(self, **kwargs: Any) -> None:
-        self._configure(locals())
-
     def _build(self) -> None:
-        for option in MEASURES[self._measure].options:
-            _OPTION_CHECKS[option](getattr(self, option))
-        self.add_state("preds", [], dist_reduce_fx="cat")
-        self.add_state("target", [], dist_reduce_fx="cat")
+        check_label_options(**self._measure_options)
+        super()._build()
+
+    @property
+    def _measure_options(self) -> dict[str, Any]:
+        """The score's own arguments (``average_method``, ``beta``), as this metric holds them."""
+        return {option: getattr(self, option) for option in MEASURES[self._measure].options}
 
     @property
     def statistic_spec(self) -> Hashable:
@@ -96,17 +69,15 @@ class ClusterLabelMetric(AdditiveScore):
     def update(self, preds: Tensor, target: Tensor) -> None:
         """Append one batch of 1-D integer labels (shapes and dtypes are checked; no value is read)."""
         check_cluster_labels(preds, target)
-        self.preds.append(preds)
-        self.target.append(target)
+        self._keep(preds, target)
 
     def compute(self) -> Tensor:
         """The score over every pair seen (and gathered from the other processes)."""
-        preds, target = cat_state(self, "preds"), cat_state(self, "target")
+        preds, target = self._joined()
         if preds is None or target is None:
             preds = target = torch.zeros(0, dtype=torch.int64, device=self.device)
         stats = stats_of_state("cluster_label_table", preds, lambda p: dense_table(p, target))
-        measure = MEASURES[self._measure]
-        return measure(stats, **{option: getattr(self, option) for option in measure.options})
+        return MEASURES[self._measure](stats, **self._measure_options)
 
 
 class MutualInfoScore(ClusterLabelMetric):

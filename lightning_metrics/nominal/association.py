@@ -24,11 +24,7 @@ from lightning_metrics.functional._contingency import (
     stats_of_state,
 )
 from lightning_metrics.functional._contingency_measures import MEASURES
-from lightning_metrics.functional.nominal.association import (
-    check_bias_correction,
-    check_nan_args,
-    nominal_labels,
-)
+from lightning_metrics.functional.nominal.association import check_association_args, nominal_labels
 
 
 def _bias_corrected_init(
@@ -61,11 +57,14 @@ class NominalAssociation(AdditiveScore):
 
     def _build(self) -> None:
         check_num_classes(self.num_classes)
-        if "bias_correction" in MEASURES[self._measure].options:
-            check_bias_correction(self.bias_correction)
-        check_nan_args(self.nan_strategy, self.nan_replace_value)
+        check_association_args(self.nan_strategy, self.nan_replace_value, **self._measure_options)
         shape = (self.num_classes, self.num_classes)
         self.add_state("confmat", torch.zeros(shape, dtype=torch.int64), dist_reduce_fx="sum")
+
+    @property
+    def _measure_options(self) -> dict[str, Any]:
+        """The measure's own arguments (``bias_correction``), as this metric holds them."""
+        return {option: getattr(self, option) for option in MEASURES[self._measure].options}
 
     @property
     def statistic_spec(self) -> Hashable:
@@ -81,9 +80,8 @@ class NominalAssociation(AdditiveScore):
 
     def compute(self) -> Tensor:
         """The measure of the whole table (empty rows and columns dropped)."""
-        measure = MEASURES[self._measure]
         stats = stats_of_state("contingency_stats", self.confmat)
-        return measure(stats, **{option: getattr(self, option) for option in measure.options})
+        return MEASURES[self._measure](stats, **self._measure_options)
 
 
 class CramersV(NominalAssociation):

@@ -134,9 +134,10 @@ class CHRFScore(AdditiveScore):
         self._configure(locals())
 
     def _build(self) -> None:
-        C.check_chrf_args(self.n_char_order, self.n_word_order, self.beta, self.convention)
-        for name in ("lowercase", "whitespace", "return_sentence_level_score"):
-            check_bool(name, getattr(self, name))
+        C.check_chrf_args(
+            self.n_char_order, self.n_word_order, self.beta, self.convention, self.lowercase, self.whitespace
+        )
+        check_bool("return_sentence_level_score", self.return_sentence_level_score)
         self.n_order = float(self.n_char_order + self.n_word_order)
         orders = self.n_char_order + self.n_word_order
         # rows: prediction n-grams, reference n-grams, matches; columns: char then word orders

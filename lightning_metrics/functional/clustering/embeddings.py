@@ -91,6 +91,12 @@ def cluster_geometry(data: Tensor, labels: Tensor) -> ClusterGeometry:
     return ClusterGeometry(x, cluster, sizes, sums / sizes.unsqueeze(1))
 
 
+def checked_geometry(data: Tensor, labels: Tensor) -> ClusterGeometry:
+    """The :func:`cluster_geometry` of inputs that pass :func:`check_embeddings`."""
+    check_embeddings(data, labels)
+    return cluster_geometry(data, labels)
+
+
 def _check_cluster_count(geometry: ClusterGeometry) -> None:
     if not 1 < geometry.num_clusters < geometry.num_samples:
         raise ValueError(
@@ -169,8 +175,7 @@ def calinski_harabasz_score(data: Tensor, labels: Tensor) -> Tensor:
     >>> calinski_harabasz_score(data, torch.tensor([0, 0, 1, 1, 2, 2]))
     tensor(71.5882)
     """
-    check_embeddings(data, labels)
-    return calinski_harabasz_from(cluster_geometry(data, labels))
+    return calinski_harabasz_from(checked_geometry(data, labels))
 
 
 def davies_bouldin_score(data: Tensor, labels: Tensor) -> Tensor:
@@ -182,8 +187,7 @@ def davies_bouldin_score(data: Tensor, labels: Tensor) -> Tensor:
     >>> davies_bouldin_score(data, torch.tensor([0, 0, 1, 1, 2, 2]))
     tensor(0.1923)
     """
-    check_embeddings(data, labels)
-    return davies_bouldin_from(cluster_geometry(data, labels))
+    return davies_bouldin_from(checked_geometry(data, labels))
 
 
 def dunn_index(data: Tensor, labels: Tensor, p: float = 2) -> Tensor:
@@ -196,8 +200,7 @@ def dunn_index(data: Tensor, labels: Tensor, p: float = 2) -> Tensor:
     tensor(7.5425)
     """
     check_p(p)
-    check_embeddings(data, labels)
-    return dunn_from(cluster_geometry(data, labels), p, data.dtype)
+    return dunn_from(checked_geometry(data, labels), p, data.dtype)
 
 
 __all__ = ["calinski_harabasz_score", "davies_bouldin_score", "dunn_index"]

@@ -8,6 +8,7 @@ and reads the score from it (:data:`~lightning_metrics.functional._contingency_m
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from numbers import Real
 from typing import Any, Literal
 
@@ -57,8 +58,21 @@ def check_average_method(average_method: Any) -> None:
     check_choice("average_method", average_method, AVERAGE_METHODS)
 
 
+_OPTION_CHECKS: dict[str, Callable[[Any], None]] = {
+    "average_method": check_average_method,
+    "beta": check_beta,
+}
+
+
+def check_label_options(**options: Any) -> None:
+    """A score's own arguments (``average_method``, ``beta``), in the functions and the modular metrics alike."""
+    for option, value in options.items():
+        _OPTION_CHECKS[option](value)
+
+
 def label_score(measure: str, preds: Tensor, target: Tensor, **options: Any) -> Tensor:
-    """``MEASURES[measure]`` of the contingency table of two labelings."""
+    """``MEASURES[measure]`` of the contingency table of two labelings (its options checked first)."""
+    check_label_options(**options)
     check_cluster_labels(preds, target)
     return MEASURES[measure](TableStats(dense_table(preds, target)), **options)
 
@@ -83,7 +97,6 @@ def normalized_mutual_info_score(
     >>> normalized_mutual_info_score(torch.tensor([2, 1, 0, 1, 0]), torch.tensor([0, 2, 1, 1, 0]))
     tensor(0.4744)
     """
-    check_average_method(average_method)
     return label_score("normalized_mutual_info_score", preds, target, average_method=average_method)
 
 
@@ -96,7 +109,6 @@ def adjusted_mutual_info_score(
     >>> adjusted_mutual_info_score(torch.tensor([2, 1, 0, 1, 0]), torch.tensor([0, 2, 1, 1, 0]))
     tensor(-0.2500)
     """
-    check_average_method(average_method)
     return label_score("adjusted_mutual_info_score", preds, target, average_method=average_method)
 
 
@@ -157,7 +169,6 @@ def v_measure_score(preds: Tensor, target: Tensor, beta: float = 1.0) -> Tensor:
     >>> v_measure_score(torch.tensor([0, 0, 1, 2]), torch.tensor([0, 0, 1, 1]))
     tensor(0.8000)
     """
-    check_beta(beta)
     return label_score("v_measure_score", preds, target, beta=beta)
 
 

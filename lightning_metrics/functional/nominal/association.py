@@ -44,6 +44,14 @@ def check_bias_correction(bias_correction: Any) -> None:
         raise ValueError(f"Argument `bias_correction` must be a bool, got {bias_correction!r}")
 
 
+def check_association_args(nan_strategy: Any, nan_replace_value: Any, **options: Any) -> None:
+    """The arguments of a measure, in the functions and the modular metrics alike: its own options
+    (``bias_correction``, where it takes one), then the NaN handling."""
+    if "bias_correction" in options:
+        check_bias_correction(options["bias_correction"])
+    check_nan_args(nan_strategy, nan_replace_value)
+
+
 def _series(name: str, value: Any) -> Tensor:
     if not isinstance(value, Tensor):
         raise TypeError(f"Argument `{name}` must be a torch.Tensor, got {type(value).__name__}")
@@ -84,7 +92,7 @@ def association(
     measure: str, preds: Tensor, target: Tensor, nan_strategy: str, nan_replace_value: Any, **options: Any
 ) -> Tensor:
     """``MEASURES[measure]`` of the contingency table of two categorical series."""
-    check_nan_args(nan_strategy, nan_replace_value)
+    check_association_args(nan_strategy, nan_replace_value, **options)
     preds, target = nominal_labels(preds, target, nan_strategy, nan_replace_value)
     return MEASURES[measure](TableStats(dense_table(preds, target)), **options)
 
@@ -99,7 +107,7 @@ def association_matrix(
 ) -> Tensor:
     """``(V, V)`` float32: the measure between columns ``i`` (as ``preds``) and ``j`` (as ``target``) at
     ``[i, j]``, 1 on the diagonal. Each column is relabelled once; each pair is one ``bincount``."""
-    check_nan_args(nan_strategy, nan_replace_value)
+    check_association_args(nan_strategy, nan_replace_value, **options)
     if not isinstance(matrix, Tensor) or matrix.ndim != 2:
         shape = tuple(matrix.shape) if isinstance(matrix, Tensor) else type(matrix).__name__
         raise ValueError(f"Argument `matrix` must be a 2-D tensor (samples, variables), got {shape}")
@@ -144,7 +152,6 @@ def cramers_v(preds: Tensor, target: Tensor, bias_correction: bool = True,
     >>> cramers_v(preds, target)
     tensor(0.8478)
     """
-    check_bias_correction(bias_correction)
     return association(
         "cramers_v", preds, target, nan_strategy, nan_replace_value, bias_correction=bias_correction
     )
@@ -160,7 +167,6 @@ def tschuprows_t(preds: Tensor, target: Tensor, bias_correction: bool = True,
     >>> tschuprows_t(preds, target)
     tensor(0.8478)
     """
-    check_bias_correction(bias_correction)
     return association(
         "tschuprows_t", preds, target, nan_strategy, nan_replace_value, bias_correction=bias_correction
     )
@@ -205,7 +211,6 @@ def cramers_v_matrix(matrix: Tensor, bias_correction: bool = True, nan_strategy:
             [0.8165, 1.0000, 0.4714],
             [0.8165, 0.4714, 1.0000]])
     """
-    check_bias_correction(bias_correction)
     return association_matrix(
         "cramers_v", matrix, nan_strategy, nan_replace_value, bias_correction=bias_correction
     )
@@ -222,7 +227,6 @@ def tschuprows_t_matrix(matrix: Tensor, bias_correction: bool = True, nan_strate
             [0.8165, 1.0000, 0.3964],
             [0.6866, 0.3964, 1.0000]])
     """
-    check_bias_correction(bias_correction)
     return association_matrix(
         "tschuprows_t", matrix, nan_strategy, nan_replace_value, bias_correction=bias_correction
     )

