@@ -231,9 +231,10 @@ def log_result(
     """
     check_choice("normalize", normalize, plotting.NORMALIZATIONS)
     loggers = list(loggers) if isinstance(loggers, (list, tuple)) else [loggers]
-    options = dict(
-        metric=metric, normalize=normalize, backend=backend, read_states=read_states, color_scale=color_scale
-    )
+    options = {
+        "metric": metric, "normalize": normalize, "backend": backend, "read_states": read_states,
+        "color_scale": color_scale,
+    }
     if _kind_name(kind, value) == "mapping":
         written: list[str] = []
         for key, item in value.items():
