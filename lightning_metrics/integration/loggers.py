@@ -231,40 +231,18 @@ def log_result(
     """
     check_choice("normalize", normalize, plotting.NORMALIZATIONS)
     loggers = list(loggers) if isinstance(loggers, (list, tuple)) else [loggers]
+    options = {
+        "metric": metric, "normalize": normalize, "backend": backend, "read_states": read_states,
+        "color_scale": color_scale,
+    }
     if _kind_name(kind, value) == "mapping":
         written: list[str] = []
         for key, item in value.items():
-            written += log_result(
-                loggers,
-                stage,
-                f"{name}/{key}",
-                item,
-                None,
-                step,
-                epoch,
-                class_names,
-                metric=metric,
-                normalize=normalize,
-                tag=f"{tag or f'{stage}/{name}'}/{key}",
-                backend=backend,
-                read_states=read_states,
-                color_scale=color_scale,
-            )
+            item_tag = f"{tag or f'{stage}/{name}'}/{key}"
+            written += log_result(loggers, stage, f"{name}/{key}", item, None, step, epoch, class_names,
+                                  tag=item_tag, **options)
         return written
-    rendering = render_result(
-        stage,
-        name,
-        value,
-        kind,
-        epoch,
-        class_names,
-        metric=metric,
-        normalize=normalize,
-        tag=tag,
-        backend=backend,
-        read_states=read_states,
-        color_scale=color_scale,
-    )
+    rendering = render_result(stage, name, value, kind, epoch, class_names, tag=tag, **options)
     return write_rendering(loggers, rendering, step)
 
 

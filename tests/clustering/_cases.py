@@ -8,12 +8,13 @@ points, ids with gaps and a cluster per sample but one.
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass
 
 import torch
 from torch import Tensor
 import itertools
+
+from tests._seeds import keyed_generator
 
 # name -> (functional name, modular class name, option grid)
 LABEL_SCORES: dict[str, tuple[str, dict[str, tuple]]] = {
@@ -43,10 +44,6 @@ def option_sets(grid: dict[str, tuple]) -> list[dict]:
     return [{name: v} for v in values]
 
 
-def _gen(key: str) -> torch.Generator:
-    return torch.Generator().manual_seed(zlib.crc32(key.encode()))
-
-
 @dataclass(frozen=True)
 class LabelCase:
     id: str
@@ -63,7 +60,7 @@ class LabelCase:
 
 
 def _random(key: str, n: int, k_preds: int, k_target: int, agree: float) -> LabelCase:
-    g = _gen(key)
+    g = keyed_generator(key)
     target = torch.randint(0, k_target, (n,), generator=g)
     noise = torch.randint(0, k_preds, (n,), generator=g)
     preds = torch.where(torch.rand(n, generator=g) < agree, target % k_preds, noise)
@@ -78,7 +75,7 @@ def label_cases() -> list[LabelCase]:
         _random("many-clusters-90-20-15", 90, 20, 15, 0.5),
         _random("two-samples", 2, 2, 2, 0.5),
     ]
-    g = _gen("fixed")
+    g = keyed_generator("fixed")
     target = torch.randint(0, 5, (60,), generator=g)
     perm = torch.tensor([3, 0, 4, 1, 2])
     cases += [
@@ -113,7 +110,7 @@ class EmbeddingCase:
 def _blobs(
     key: str, n: int, k: int, dim: int, spread: float, dtype: torch.dtype = torch.float32
 ) -> EmbeddingCase:
-    g = _gen(key)
+    g = keyed_generator(key)
     labels = torch.arange(n) % k
     labels = labels[torch.randperm(n, generator=g)]
     centers = torch.randn(k, dim, generator=g, dtype=torch.float64) * 4

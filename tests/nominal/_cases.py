@@ -8,12 +8,13 @@ maxima, float categories with NaN (for both NaN strategies) and categories absen
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass
 
 import torch
 from torch import Tensor
 import itertools
+
+from tests._seeds import keyed_generator as gen  # the seed of a case id
 
 # class name -> (function name, whether it takes bias_correction)
 ASSOCIATIONS = {
@@ -27,10 +28,6 @@ NAN_OPTIONS = [
     {"nan_strategy": "replace", "nan_replace_value": 2},
     {"nan_strategy": "drop", "nan_replace_value": None},
 ]
-
-
-def gen(key: str) -> torch.Generator:
-    return torch.Generator().manual_seed(zlib.crc32(key.encode()))
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-
 import torch
 
 from lightning_metrics import MetricCollection
@@ -11,10 +10,7 @@ from lightning_metrics import aggregation as agg
 from lightning_metrics import classification as cls
 from lightning_metrics import regression as reg
 from lightning_metrics import wrappers as wr
-
-C = 3
-ERRORS = (ValueError, TypeError, RuntimeError)
-from tests.reliability._bad_cases import NAN, Case, put, swap
+from tests.reliability._bad_cases import NAN, C, Case, put, swap
 
 
 # ------------------------------------------------------------------ regression

@@ -6,7 +6,7 @@ aggregation, wrappers, nominal, clustering, segmentation, retrieval, text, detec
 entry and no reason in
 ``EXCLUDED``. Each entry can be built from
 lightning_metrics or from torchmetrics (the oracle): wrappers build their inner metrics from the
-same library.
+same library. The result comparisons the suites import from here live in ``_compare``.
 """
 
 from __future__ import annotations
@@ -20,114 +20,62 @@ import torch
 from torch import Tensor
 
 import lightning_metrics.retrieval  # noqa: F401  (makes ``lm.retrieval`` an attribute until the top level lists it)
+from tests.reliability._compare import assert_close, assert_identical, has_nan, to_plain  # noqa: F401  (re-exported)
 
 C = 3  # classes / labels / members of the small cases
 
 # ------------------------------------------------------------------------------ the table
+_ALL, _BC = ("binary", "multiclass", "multilabel"), ("binary", "multiclass")
+# base name: (the tasks it has a class for, e.g. ``MulticlassAccuracy``; the task its task wrapper
+# (``Accuracy``) is built for, None: no wrapper; the arguments beyond the task's own)
+_BY_TASK: dict[str, tuple[tuple[str, ...], str | None, dict]] = {
+    "StatScores": (_ALL, "multiclass", dict()),
+    "Accuracy": (_ALL, "multiclass", dict()),
+    "Precision": (_ALL, "binary", dict()),
+    "Recall": (_ALL, "multilabel", dict()),
+    "F1Score": (_ALL, "multiclass", dict()),
+    "FBetaScore": (_ALL, "multiclass", dict(beta=2.0)),
+    "Specificity": (_ALL, "multiclass", dict()),
+    "NegativePredictiveValue": (_ALL, "multiclass", dict()),
+    "HammingDistance": (_ALL, "multiclass", dict()),
+    "JaccardIndex": (_ALL, "multiclass", dict()),
+    "MatthewsCorrCoef": (_ALL, "multiclass", dict()),
+    "CohenKappa": (_BC, "binary", dict()),
+    "ConfusionMatrix": (_ALL, "multilabel", dict()),
+    "ExactMatch": (("multiclass", "multilabel"), "multilabel", dict()),
+    "AUROC": (_ALL, "binary", dict()),
+    "AveragePrecision": (_ALL, "multilabel", dict()),
+    "CalibrationError": (_BC, "binary", dict()),
+    "EER": (_ALL, "multilabel", dict()),
+    "HingeLoss": (_BC, "binary", dict()),
+    "LogAUC": (_ALL, "multiclass", dict()),
+    "PrecisionAtFixedRecall": (_ALL, "multiclass", dict(min_recall=0.5)),
+    "PrecisionRecallCurve": (_ALL, "multilabel", dict()),
+    "ROC": (_ALL, "binary", dict()),
+    "RecallAtFixedPrecision": (_ALL, "multiclass", dict(min_precision=0.5)),
+    "SensitivityAtSpecificity": (_ALL, "multiclass", dict(min_specificity=0.5)),
+    "SpecificityAtSensitivity": (_ALL, "multiclass", dict(min_sensitivity=0.5)),
+    "CoverageError": (("multilabel",), None, dict()),
+    "RankingAveragePrecision": (("multilabel",), None, dict()),
+    "RankingLoss": (("multilabel",), None, dict()),
+}
+_TASK_SIZE = {"binary": dict(), "multiclass": dict(num_classes=C), "multilabel": dict(num_labels=C)}
+
+
+def _classification() -> dict[str, tuple[str, dict]]:
+    """``BinaryAccuracy``: ("binary", {}), ``MulticlassAccuracy``: ("multiclass", {"num_classes": C}),
+    ..., ``Accuracy``: ("multiclass", {"task": "multiclass", "num_classes": C}), from ``_BY_TASK``."""
+    table: dict[str, tuple[str, dict]] = {}
+    for base, (tasks, wrapper_task, extra) in _BY_TASK.items():
+        for task in tasks:
+            table[task.capitalize() + base] = (task, dict(**_TASK_SIZE[task], **extra))
+        if wrapper_task is not None:
+            table[base] = (wrapper_task, dict(task=wrapper_task, **_TASK_SIZE[wrapper_task], **extra))
+    return table
+
+
 CLASSIFICATION: dict[str, tuple[str, dict]] = {
-    "BinaryStatScores": ("binary", dict()),
-    "MulticlassStatScores": ("multiclass", dict(num_classes=C)),
-    "MultilabelStatScores": ("multilabel", dict(num_labels=C)),
-    "BinaryAccuracy": ("binary", dict()),
-    "MulticlassAccuracy": ("multiclass", dict(num_classes=C)),
-    "MultilabelAccuracy": ("multilabel", dict(num_labels=C)),
-    "BinaryPrecision": ("binary", dict()),
-    "MulticlassPrecision": ("multiclass", dict(num_classes=C)),
-    "MultilabelPrecision": ("multilabel", dict(num_labels=C)),
-    "BinaryRecall": ("binary", dict()),
-    "MulticlassRecall": ("multiclass", dict(num_classes=C)),
-    "MultilabelRecall": ("multilabel", dict(num_labels=C)),
-    "BinaryF1Score": ("binary", dict()),
-    "MulticlassF1Score": ("multiclass", dict(num_classes=C)),
-    "MultilabelF1Score": ("multilabel", dict(num_labels=C)),
-    "BinaryFBetaScore": ("binary", dict(beta=2.0)),
-    "MulticlassFBetaScore": ("multiclass", dict(num_classes=C, beta=2.0)),
-    "MultilabelFBetaScore": ("multilabel", dict(num_labels=C, beta=2.0)),
-    "BinarySpecificity": ("binary", dict()),
-    "MulticlassSpecificity": ("multiclass", dict(num_classes=C)),
-    "MultilabelSpecificity": ("multilabel", dict(num_labels=C)),
-    "BinaryNegativePredictiveValue": ("binary", dict()),
-    "MulticlassNegativePredictiveValue": ("multiclass", dict(num_classes=C)),
-    "MultilabelNegativePredictiveValue": ("multilabel", dict(num_labels=C)),
-    "BinaryHammingDistance": ("binary", dict()),
-    "MulticlassHammingDistance": ("multiclass", dict(num_classes=C)),
-    "MultilabelHammingDistance": ("multilabel", dict(num_labels=C)),
-    "BinaryJaccardIndex": ("binary", dict()),
-    "MulticlassJaccardIndex": ("multiclass", dict(num_classes=C)),
-    "MultilabelJaccardIndex": ("multilabel", dict(num_labels=C)),
-    "BinaryMatthewsCorrCoef": ("binary", dict()),
-    "MulticlassMatthewsCorrCoef": ("multiclass", dict(num_classes=C)),
-    "MultilabelMatthewsCorrCoef": ("multilabel", dict(num_labels=C)),
-    "BinaryCohenKappa": ("binary", dict()),
-    "MulticlassCohenKappa": ("multiclass", dict(num_classes=C)),
-    "BinaryConfusionMatrix": ("binary", dict()),
-    "MulticlassConfusionMatrix": ("multiclass", dict(num_classes=C)),
-    "MultilabelConfusionMatrix": ("multilabel", dict(num_labels=C)),
-    "MulticlassExactMatch": ("multiclass", dict(num_classes=C)),
-    "MultilabelExactMatch": ("multilabel", dict(num_labels=C)),
-    "StatScores": ("multiclass", dict(task="multiclass", num_classes=C)),
-    "Accuracy": ("multiclass", dict(task="multiclass", num_classes=C)),
-    "Precision": ("binary", dict(task="binary")),
-    "Recall": ("multilabel", dict(task="multilabel", num_labels=C)),
-    "F1Score": ("multiclass", dict(task="multiclass", num_classes=C)),
-    "FBetaScore": ("multiclass", dict(task="multiclass", num_classes=C, beta=2.0)),
-    "Specificity": ("multiclass", dict(task="multiclass", num_classes=C)),
-    "NegativePredictiveValue": ("multiclass", dict(task="multiclass", num_classes=C)),
-    "HammingDistance": ("multiclass", dict(task="multiclass", num_classes=C)),
-    "ExactMatch": ("multilabel", dict(task="multilabel", num_labels=C)),
-    "JaccardIndex": ("multiclass", dict(task="multiclass", num_classes=C)),
-    "MatthewsCorrCoef": ("multiclass", dict(task="multiclass", num_classes=C)),
-    "CohenKappa": ("binary", dict(task="binary")),
-    "ConfusionMatrix": ("multilabel", dict(task="multilabel", num_labels=C)),
-    "AUROC": ("binary", dict(task="binary")),
-    "AveragePrecision": ("multilabel", dict(task="multilabel", num_labels=C)),
-    "BinaryAUROC": ("binary", dict()),
-    "BinaryAveragePrecision": ("binary", dict()),
-    "BinaryCalibrationError": ("binary", dict()),
-    "BinaryEER": ("binary", dict()),
-    "BinaryHingeLoss": ("binary", dict()),
-    "BinaryLogAUC": ("binary", dict()),
-    "BinaryPrecisionAtFixedRecall": ("binary", dict(min_recall=0.5)),
-    "BinaryPrecisionRecallCurve": ("binary", dict()),
-    "BinaryROC": ("binary", dict()),
-    "BinaryRecallAtFixedPrecision": ("binary", dict(min_precision=0.5)),
-    "BinarySensitivityAtSpecificity": ("binary", dict(min_specificity=0.5)),
-    "BinarySpecificityAtSensitivity": ("binary", dict(min_sensitivity=0.5)),
-    "CalibrationError": ("binary", dict(task="binary")),
-    "EER": ("multilabel", dict(task="multilabel", num_labels=C)),
-    "HingeLoss": ("binary", dict(task="binary")),
-    "LogAUC": ("multiclass", dict(task="multiclass", num_classes=C)),
-    "MulticlassAUROC": ("multiclass", dict(num_classes=C)),
-    "MulticlassAveragePrecision": ("multiclass", dict(num_classes=C)),
-    "MulticlassCalibrationError": ("multiclass", dict(num_classes=C)),
-    "MulticlassEER": ("multiclass", dict(num_classes=C)),
-    "MulticlassHingeLoss": ("multiclass", dict(num_classes=C)),
-    "MulticlassLogAUC": ("multiclass", dict(num_classes=C)),
-    "MulticlassPrecisionAtFixedRecall": ("multiclass", dict(num_classes=C, min_recall=0.5)),
-    "MulticlassPrecisionRecallCurve": ("multiclass", dict(num_classes=C)),
-    "MulticlassROC": ("multiclass", dict(num_classes=C)),
-    "MulticlassRecallAtFixedPrecision": ("multiclass", dict(num_classes=C, min_precision=0.5)),
-    "MulticlassSensitivityAtSpecificity": ("multiclass", dict(num_classes=C, min_specificity=0.5)),
-    "MulticlassSpecificityAtSensitivity": ("multiclass", dict(num_classes=C, min_sensitivity=0.5)),
-    "MultilabelAUROC": ("multilabel", dict(num_labels=C)),
-    "MultilabelAveragePrecision": ("multilabel", dict(num_labels=C)),
-    "MultilabelCoverageError": ("multilabel", dict(num_labels=C)),
-    "MultilabelEER": ("multilabel", dict(num_labels=C)),
-    "MultilabelLogAUC": ("multilabel", dict(num_labels=C)),
-    "MultilabelPrecisionAtFixedRecall": ("multilabel", dict(num_labels=C, min_recall=0.5)),
-    "MultilabelPrecisionRecallCurve": ("multilabel", dict(num_labels=C)),
-    "MultilabelROC": ("multilabel", dict(num_labels=C)),
-    "MultilabelRankingAveragePrecision": ("multilabel", dict(num_labels=C)),
-    "MultilabelRankingLoss": ("multilabel", dict(num_labels=C)),
-    "MultilabelRecallAtFixedPrecision": ("multilabel", dict(num_labels=C, min_precision=0.5)),
-    "MultilabelSensitivityAtSpecificity": ("multilabel", dict(num_labels=C, min_specificity=0.5)),
-    "MultilabelSpecificityAtSensitivity": ("multilabel", dict(num_labels=C, min_sensitivity=0.5)),
-    "PrecisionAtFixedRecall": ("multiclass", dict(task="multiclass", num_classes=C, min_recall=0.5)),
-    "PrecisionRecallCurve": ("multilabel", dict(task="multilabel", num_labels=C)),
-    "ROC": ("binary", dict(task="binary")),
-    "RecallAtFixedPrecision": ("multiclass", dict(task="multiclass", num_classes=C, min_precision=0.5)),
-    "SensitivityAtSpecificity": ("multiclass", dict(task="multiclass", num_classes=C, min_specificity=0.5)),
-    "SpecificityAtSensitivity": ("multiclass", dict(task="multiclass", num_classes=C, min_sensitivity=0.5)),
+    **_classification(),
     "BinaryFairness": ("groups", dict(num_groups=C)),
     "BinaryGroupStatRates": ("groups", dict(num_groups=C)),
 }
@@ -618,75 +566,3 @@ def _text_batch(kind: str, n: int, gen: torch.Generator, dtype: torch.dtype) -> 
 def batches(kind: str, sizes: tuple[int, ...], seed: int, dtype: torch.dtype = torch.float32) -> list[tuple]:
     gen = torch.Generator().manual_seed(seed)
     return [make_batch(kind, n, gen, dtype) for n in sizes]
-
-
-# ------------------------------------------------------------------------------ comparing
-def to_plain(value: Any) -> Any:
-    """Results as nested tuples/dicts of tensors (numbers become tensors) for comparison."""
-    if isinstance(value, Tensor):
-        return value.detach().cpu()
-    if isinstance(value, dict):
-        return {k: to_plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return tuple(to_plain(v) for v in value)
-    if isinstance(value, (int, float)):
-        return torch.tensor(value)
-    return value
-
-
-def assert_identical(a: Any, b: Any, path: str = "result") -> None:
-    """Same structure, dtypes, shapes and bit-equal values (NaN equals NaN)."""
-    a, b = to_plain(a), to_plain(b)
-    if isinstance(b, dict):
-        assert isinstance(a, dict) and sorted(a) == sorted(b), f"{path}: keys {a!r} != {b!r}"
-        for k in b:
-            assert_identical(a[k], b[k], f"{path}[{k!r}]")
-        return
-    if isinstance(b, tuple):
-        assert isinstance(a, tuple) and len(a) == len(b), f"{path}: {a!r} != {b!r}"
-        for i, (x, y) in enumerate(zip(a, b)):
-            assert_identical(x, y, f"{path}[{i}]")
-        return
-    assert isinstance(a, Tensor) and isinstance(b, Tensor), f"{path}: {a!r} != {b!r}"
-    assert a.dtype == b.dtype and a.shape == b.shape, (
-        f"{path}: {a.dtype}{tuple(a.shape)} != {b.dtype}{tuple(b.shape)}"
-    )
-    assert torch.equal(a, b) or (
-        a.is_floating_point() and torch.equal(a.nan_to_num(7.25), b.nan_to_num(7.25))
-    ), f"{path}: {a} != {b}"
-
-
-def assert_close(ours: Any, oracle: Any, rtol: float, atol: float, path: str = "result") -> None:
-    """Same structure and values within tolerance (NaN equals NaN); dtypes are not compared."""
-    ours, oracle = to_plain(ours), to_plain(oracle)
-    if isinstance(oracle, dict):
-        assert isinstance(ours, dict) and sorted(ours) == sorted(oracle), (
-            f"{path}: keys {sorted(ours)} != {sorted(oracle)}"
-        )
-        for k in oracle:
-            assert_close(ours[k], oracle[k], rtol, atol, f"{path}[{k!r}]")
-        return
-    if isinstance(oracle, tuple):
-        assert isinstance(ours, tuple) and len(ours) == len(oracle), f"{path}: {ours!r} != {oracle!r}"
-        for i, (x, y) in enumerate(zip(ours, oracle)):
-            assert_close(x, y, rtol, atol, f"{path}[{i}]")
-        return
-    assert isinstance(ours, Tensor), f"{path}: expected a tensor, got {ours!r}"
-    torch.testing.assert_close(
-        ours.double(),
-        oracle.double(),
-        rtol=rtol,
-        atol=atol,
-        equal_nan=True,
-        check_dtype=False,
-        msg=lambda m: f"{path}: {m}\nours={ours}\noracle={oracle}",
-    )
-
-
-def has_nan(value: Any) -> bool:
-    value = to_plain(value)
-    if isinstance(value, dict):
-        return any(has_nan(v) for v in value.values())
-    if isinstance(value, tuple):
-        return any(has_nan(v) for v in value)
-    return isinstance(value, Tensor) and value.is_floating_point() and bool(torch.isnan(value).any())

@@ -154,18 +154,7 @@ def _check_empty_rank_case(empty_rank: int, results: list[dict[str, Any]]) -> No
 
 
 # ------------------------------------------------------------------ uneven cat states
-CAT_DTYPES = (
-    torch.float32,
-    torch.float64,
-    torch.float16,
-    torch.bfloat16,
-    torch.int64,
-    torch.int32,
-    torch.int16,
-    torch.int8,
-    torch.uint8,
-    torch.bool,
-)
+CAT_DTYPES = tuple(d for d in distributed._DTYPES if not d.is_complex)  # every real dtype the sync moves
 TRAILING = ((), (3,), (2, 4))
 
 

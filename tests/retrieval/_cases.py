@@ -160,3 +160,27 @@ GRADE_KINDS = (False, True, True, "wide", "float")
 
 def sample_arguments(space: dict[str, list], rng: random.Random) -> dict[str, Any]:
     return {name: rng.choice(values) for name, values in space.items()}
+
+
+def class_cases(per_class: int) -> list[tuple[str, int]]:
+    """``(class name, case number)`` for ``per_class`` random cases of every class."""
+    return [(name, i) for name in sorted(CLASS_ARGUMENTS) for i in range(per_class)]
+
+
+def draw_class_case(
+    name: str, rng: random.Random, max_queries: int, doc_counts: list[int], **options: Any
+) -> tuple[dict[str, Any], Documents]:
+    """A random case of class ``name``, all from ``rng``: arguments drawn from its grid and the common one,
+    and up to ``max_queries`` queries of one of ``doc_counts`` documents at most (``options``: more of
+    :func:`make_documents`' arguments)."""
+    kwargs = sample_arguments({**COMMON_ARGUMENTS, **CLASS_ARGUMENTS[name]}, rng)
+    docs = make_documents(
+        seed=rng.randrange(2**31),
+        num_queries=rng.randint(1, max_queries),
+        max_docs=rng.choice(doc_counts),
+        graded=name in GRADED and rng.choice(GRADE_KINDS),
+        ignore_index=kwargs["ignore_index"],
+        logits=rng.random() < 0.3,
+        **options,
+    )
+    return kwargs, docs

@@ -17,12 +17,11 @@ from tests.reliability._registry import assert_close
 from tests.retrieval import _oracle
 from tests.retrieval._cases import (
     CLASS_ARGUMENTS,
-    COMMON_ARGUMENTS,
-    GRADE_KINDS,
     GRADED,
+    class_cases,
     concat,
+    draw_class_case,
     make_documents,
-    sample_arguments,
 )
 
 CASES_PER_CLASS = 16
@@ -38,21 +37,10 @@ def _compute(name: str, kwargs: dict, batches: list):
         return None
 
 
-@pytest.mark.parametrize(
-    ("name", "case"), [(n, i) for n in sorted(CLASS_ARGUMENTS) for i in range(CASES_PER_CLASS)]
-)
+@pytest.mark.parametrize(("name", "case"), class_cases(CASES_PER_CLASS))
 def test_class_matches_brute_force_with_any_ties(name: str, case: int) -> None:
     rng = random.Random(f"oracle-{name}-{case}")
-    kwargs = sample_arguments({**COMMON_ARGUMENTS, **CLASS_ARGUMENTS[name]}, rng)
-    docs = make_documents(
-        seed=rng.randrange(2**31),
-        num_queries=rng.randint(1, 10),
-        max_docs=rng.choice([4, 12]),
-        ties="any",
-        graded=name in GRADED and rng.choice(GRADE_KINDS),
-        ignore_index=kwargs["ignore_index"],
-        logits=rng.random() < 0.3,
-    )
+    kwargs, docs = draw_class_case(name, rng, 10, [4, 12], ties="any")
     batches = docs.batches(rng.randint(1, 3), seed=case)
     ours = _compute(name, kwargs, batches)
     expected = _oracle.metric(name, kwargs, docs.preds, docs.target, docs.indexes)

@@ -23,10 +23,11 @@ import lightning_metrics.retrieval as lm_retrieval
 from tests.reliability._registry import assert_close
 from tests.retrieval._cases import (
     CLASS_ARGUMENTS,
-    COMMON_ARGUMENTS,
     FUNCTION_ARGUMENTS,
     GRADE_KINDS,
     GRADED,
+    class_cases,
+    draw_class_case,
     make_documents,
     sample_arguments,
 )
@@ -58,22 +59,10 @@ def _run(metric: Any, batches: list, skip_empty: bool) -> tuple[str, Any]:
         return "error", str(err)
 
 
-def _class_cases() -> list[tuple[str, int]]:
-    return [(name, i) for name in sorted(CLASS_ARGUMENTS) for i in range(CASES_PER_CLASS)]
-
-
-@pytest.mark.parametrize(("name", "case"), _class_cases())
+@pytest.mark.parametrize(("name", "case"), class_cases(CASES_PER_CLASS))
 def test_class_matches_torchmetrics(name: str, case: int) -> None:
     rng = random.Random(f"{name}-{case}")
-    kwargs = sample_arguments({**COMMON_ARGUMENTS, **CLASS_ARGUMENTS[name]}, rng)
-    docs = make_documents(
-        seed=rng.randrange(2**31),
-        num_queries=rng.randint(1, 14),
-        max_docs=rng.choice([3, 9, 25]),
-        graded=name in GRADED and rng.choice(GRADE_KINDS),
-        ignore_index=kwargs["ignore_index"],
-        logits=rng.random() < 0.3,
-    )
+    kwargs, docs = draw_class_case(name, rng, 14, [3, 9, 25])
     batches = [b for b in docs.batches(rng.randint(1, 4), seed=case) if b[0].numel()]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
