@@ -131,6 +131,53 @@ def check_ssim_args(
             raise ValueError(f"Argument `{name}` must be a non-negative number, got {value!r}")
 
 
+def check_ssim_config(
+    reduction: object,
+    gaussian_kernel: object,
+    sigma: object,
+    kernel_size: object,
+    data_range: object,
+    k1: object,
+    k2: object,
+    return_full_image: object = False,
+    return_contrast_sensitivity: object = False,
+) -> str | None:
+    """Check the arguments of SSIM (function and metric alike); the second output it asks for:
+    ``"full"`` (the maps), ``"cs"`` (the contrast terms) or ``None``."""
+    check_reduction(reduction)
+    check_ssim_args(gaussian_kernel, sigma, kernel_size, data_range, k1, k2)
+    if return_full_image and return_contrast_sensitivity:
+        raise ValueError(
+            "Arguments `return_full_image` and `return_contrast_sensitivity` are mutually exclusive, got both True"
+        )
+    return "full" if return_full_image else "cs" if return_contrast_sensitivity else None
+
+
+def ssim_window(
+    gaussian_kernel: bool, kernel_size: int | Sequence[int], sigma: float | Sequence[float], ndim: int
+) -> tuple[tuple[int, ...], SSIMGeometry]:
+    """The window sizes per spatial dim and the (cached) geometry for ``ndim``-D inputs."""
+    sizes, sigmas = check_window_args(kernel_size, sigma, ndim=ndim)
+    return sizes, ssim_geometry(gaussian_kernel, sizes, sigmas)
+
+
+def ssim_values(
+    preds: Tensor,
+    target: Tensor,
+    gaussian_kernel: bool,
+    sigma: float | Sequence[float],
+    kernel_size: int | Sequence[int],
+    data_range: DataRange,
+    k1: float,
+    k2: float,
+    extra: str | None = None,
+) -> tuple[Tensor, Tensor | None]:
+    """Check one batch and give its per-image SSIM (and the second output ``extra`` names)."""
+    preds, target = _check_ssim_inputs(preds, target)
+    _, geometry = ssim_window(gaussian_kernel, kernel_size, sigma, preds.ndim - 2)
+    return ssim_per_image(preds, target, geometry, data_range, k1, k2, extra)
+
+
 def structural_similarity_index_measure(
     preds: Tensor,
     target: Tensor,
@@ -156,18 +203,11 @@ def structural_similarity_index_measure(
     >>> structural_similarity_index_measure(preds, preds * 0.75, data_range=1.0)
     tensor(0.9503)
     """
-    check_reduction(reduction)
-    check_ssim_args(gaussian_kernel, sigma, kernel_size, data_range, k1, k2)
-    if return_full_image and return_contrast_sensitivity:
-        raise ValueError(
-            "Arguments `return_full_image` and `return_contrast_sensitivity` are mutually exclusive, got both True"
-        )
-    preds, target = _check_ssim_inputs(preds, target)
-    sizes, sigmas = check_window_args(kernel_size, sigma, ndim=preds.ndim - 2)
-    extra = "full" if return_full_image else "cs" if return_contrast_sensitivity else None
-    per_image, second = ssim_per_image(
-        preds, target, ssim_geometry(gaussian_kernel, sizes, sigmas), data_range, k1, k2, extra
+    extra = check_ssim_config(
+        reduction, gaussian_kernel, sigma, kernel_size, data_range, k1, k2, return_full_image,
+        return_contrast_sensitivity,
     )
+    per_image, second = ssim_values(preds, target, gaussian_kernel, sigma, kernel_size, data_range, k1, k2, extra)
     value = reduce(per_image, reduction)
     return (value, second) if second is not None else value
 
@@ -214,18 +254,21 @@ def _check_scales(shape: Sequence[int], sizes: Sequence[int], geometry: SSIMGeom
         spatial = [n // 2 for n in spatial]
 
 
-def ms_ssim_per_image(
+def ms_ssim_values(
     preds: Tensor,
     target: Tensor,
-    geometry: SSIMGeometry,
-    sizes: Sequence[int],
+    gaussian_kernel: bool,
+    sigma: float | Sequence[float],
+    kernel_size: int | Sequence[int],
     data_range: DataRange,
     k1: float,
     k2: float,
     betas: tuple[float, ...],
-    normalize: Optional[str],
+    normalize: str | None,
 ) -> Tensor:
-    """Per-image multi-scale SSIM ``(N,)`` of checked inputs."""
+    """Check one batch and give its per-image multi-scale SSIM ``(N,)``."""
+    preds, target = _check_ssim_inputs(preds, target)
+    sizes, geometry = ssim_window(gaussian_kernel, kernel_size, sigma, preds.ndim - 2)
     _check_scales(preds.shape, sizes, geometry, len(betas))
     dtype = result_dtype(preds.dtype)
     p, t = preds.to(working_dtype(dtype)), target.to(working_dtype(dtype))
@@ -270,13 +313,9 @@ def multiscale_structural_similarity_index_measure(
     >>> multiscale_structural_similarity_index_measure(preds, preds * 0.75, data_range=1.0)
     tensor(0.9694)
     """
-    check_reduction(reduction)
-    check_ssim_args(gaussian_kernel, sigma, kernel_size, data_range, k1, k2)
+    check_ssim_config(reduction, gaussian_kernel, sigma, kernel_size, data_range, k1, k2)
     check_ms_ssim_args(kernel_size, betas, normalize)
-    preds, target = _check_ssim_inputs(preds, target)
-    sizes, sigmas = check_window_args(kernel_size, sigma, ndim=preds.ndim - 2)
-    geometry = ssim_geometry(gaussian_kernel, sizes, sigmas)
-    per_image = ms_ssim_per_image(preds, target, geometry, sizes, data_range, k1, k2, betas, normalize)
+    per_image = ms_ssim_values(preds, target, gaussian_kernel, sigma, kernel_size, data_range, k1, k2, betas, normalize)
     return reduce(per_image, reduction)
 
 
@@ -313,8 +352,10 @@ def uqi_map(preds: Tensor, target: Tensor, sizes: tuple[int, ...], sigmas: tuple
     return _crop(values, crop).to(dtype)
 
 
-def check_same_dtype_images(preds: Tensor, target: Tensor) -> None:
+def uqi_values(preds: Tensor, target: Tensor, sizes: tuple[int, ...], sigmas: tuple[float, ...]) -> Tensor:
+    """Check one batch of ``(N, C, H, W)`` images and give its cropped UQI map."""
     check_images(preds, target, ndims=(4,), same_dtype=True)
+    return uqi_map(preds, target, sizes, sigmas)
 
 
 def universal_image_quality_index(
@@ -335,5 +376,4 @@ def universal_image_quality_index(
     """
     check_reduction(reduction)
     sizes, sigmas = check_uqi_args(kernel_size, sigma)
-    check_same_dtype_images(preds, target)
-    return reduce(uqi_map(preds, target, sizes, sigmas), reduction)
+    return reduce(uqi_values(preds, target, sizes, sigmas), reduction)
