@@ -16,6 +16,7 @@ from lightning_metrics._per_sample import PerSampleMetric
 from lightning_metrics.functional.image._checks import check_reduction
 from lightning_metrics.functional.image.structural import (
     MS_SSIM_BETAS,
+    SSIMConfig,
     check_ms_ssim_args,
     check_ssim_config,
     check_uqi_args,
@@ -42,9 +43,9 @@ class _SSIMFamily(PerSampleMetric):
     return_contrast_sensitivity: bool = False
 
     def _check_args(self) -> None:
+        self._config = SSIMConfig(self.gaussian_kernel, self.sigma, self.kernel_size, self.data_range, self.k1, self.k2)
         self._extra = check_ssim_config(
-            self.reduction, self.gaussian_kernel, self.sigma, self.kernel_size, self.data_range, self.k1, self.k2,
-            self.return_full_image, self.return_contrast_sensitivity,
+            self.reduction, self._config, self.return_full_image, self.return_contrast_sensitivity
         )
         # the range of the data seen is the range of each batch (as in torchmetrics): another split
         # of the same images into batches gives other constants
@@ -89,10 +90,7 @@ class StructuralSimilarityIndexMeasure(_SSIMFamily):
 
     def update(self, preds: Tensor, target: Tensor) -> None:
         """Add the per-image SSIM of one batch (and its maps or contrast terms when asked)."""
-        per_image, extra = ssim_values(
-            preds, target, self.gaussian_kernel, self.sigma, self.kernel_size, self.data_range, self.k1, self.k2,
-            self._extra,
-        )
+        per_image, extra = ssim_values(preds, target, self._config, self._extra)
         if extra is not None:
             self.image_return.append(extra)
         self._accumulate(per_image)
@@ -140,10 +138,7 @@ class MultiScaleStructuralSimilarityIndexMeasure(_SSIMFamily):
         check_ms_ssim_args(self.kernel_size, self.betas, self.normalize)
 
     def _values(self, preds: Tensor, target: Tensor) -> Tensor:
-        return ms_ssim_values(
-            preds, target, self.gaussian_kernel, self.sigma, self.kernel_size, self.data_range, self.k1, self.k2,
-            self.betas, self.normalize,
-        )
+        return ms_ssim_values(preds, target, self._config, self.betas, self.normalize)
 
 
 class UniversalImageQualityIndex(PerSampleMetric):
