@@ -135,11 +135,8 @@ def text(
     max_width: Optional[int] = None,
 ) -> int:
     """Write ``label`` with its top at ``y``, its left, centre or right at ``x``; returns its width."""
-    if max_width is not None:
-        label = fit_text(label, max_width, scale)
-    width = text_width(label, scale)
-    left = {"left": x, "center": x - width // 2, "right": x - width}[align]
-    draw_text(image, int(left), int(y), label, scale, colour)
+    label, left, width = _placed(label, x, scale, align, max_width, ("left", "center", "right"))
+    draw_text(image, left, int(y), label, scale, colour)
     return width
 
 
@@ -155,11 +152,20 @@ def vertical_text(
 ) -> None:
     """Write ``label`` read bottom to top, its left at ``x``; ``align="top"`` puts its end at
     ``y``, ``"center"`` its middle, ``"bottom"`` its start."""
-    if max_height is not None:
-        label = fit_text(label, max_height, scale)
+    label, top, _ = _placed(label, y, scale, align, max_height, ("top", "center", "bottom"))
+    draw_text_vertical(image, int(x), top, label, scale, colour)
+
+
+def _placed(
+    label: str, at: int, scale: int, align: str, room: int | None, names: tuple[str, str, str]
+) -> tuple[str, int, int]:
+    """``label`` shortened to ``room`` (if given), where it starts along its line of writing when
+    ``at`` is its start, middle or end (``align`` one of ``names``, in that order), and its length."""
+    if room is not None:
+        label = fit_text(label, room, scale)
     length = text_width(label, scale)
-    top = {"top": y, "center": y - length // 2, "bottom": y - length}[align]
-    draw_text_vertical(image, int(x), int(top), label, scale, colour)
+    start = {names[0]: at, names[1]: at - length // 2, names[2]: at - length}[align]
+    return label, int(start), length
 
 
 def _wrap(line: str, width: int, scale: int) -> list[str]:

@@ -8,8 +8,7 @@ from typing import Any, Optional
 from torch import Tensor
 
 from lightning_metrics._per_sample import PerSampleMetric
-from lightning_metrics.functional.audio.distortion import check_sdr_args, sdr_per_signal
-from lightning_metrics.functional.audio._projection import check_signals
+from lightning_metrics.functional.audio.distortion import check_sdr_args, signal_distortion_ratio
 from lightning_metrics.functional.audio.ratios import (
     check_bool,
     complex_scale_invariant_signal_noise_ratio,
@@ -114,8 +113,8 @@ class SignalDistortionRatio(_RatioMetric):
         check_sdr_args(self.use_cg_iter, self.filter_length, self.zero_mean, self.load_diag)
 
     def _values(self, preds: Tensor, target: Tensor) -> Tensor:
-        check_signals(preds, target)
-        return sdr_per_signal(preds, target, self.use_cg_iter, self.filter_length, self.zero_mean, self.load_diag)
+        return signal_distortion_ratio(preds, target, self.use_cg_iter, self.filter_length, self.zero_mean,
+                                       self.load_diag)
 
 
 class ComplexScaleInvariantSignalNoiseRatio(_RatioMetric):

@@ -21,6 +21,7 @@ from lightning_metrics.functional.detection._inputs import (
     check_image_lists,
 )
 from lightning_metrics.functional.detection.iou import iou_batch_statistic, iou_of_statistic
+from lightning_metrics.functional.image._checks import check_bool
 
 
 class BoxIoUMetric(AdditiveScore):
@@ -48,8 +49,7 @@ class BoxIoUMetric(AdditiveScore):
         if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, Real)):
             raise ValueError(f"Argument `iou_threshold` must be None or a float, got {threshold!r}")
         for name in ("class_metrics", "respect_labels"):
-            if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"Argument `{name}` must be a bool, got {getattr(self, name)!r}")
+            check_bool(name, getattr(self, name))
         self.add_state("total", torch.tensor(0.0, dtype=torch.float64), dist_reduce_fx="sum")
         self.add_state("count", torch.tensor(0), dist_reduce_fx="sum")
         for name in ("gt_labels", "column_sum", "column_count", "pred_labels"):

@@ -7,12 +7,8 @@ from typing import Any, Hashable, Optional, Union
 import torch
 from torch import Tensor
 
-from lightning_metrics.functional.detection.mean_ap import (
-    check_map_args,
-    detection_state,
-    map_of_state,
-    warn_many_detections,
-)
+from lightning_metrics.functional.detection.mean_ap import check_map_args, detection_state, map_of_state
+from lightning_metrics.functional.image._checks import check_bool
 from lightning_metrics.metric import Metric
 
 # state name -> (dtype, trailing shape) of its rows
@@ -130,8 +126,7 @@ class MeanAveragePrecision(Metric):
             self.box_format, self.iou_type, self.iou_thresholds, self.rec_thresholds,
             self.max_detection_thresholds, self.class_metrics, self.extended_summary, self.average, self.backend,
         )
-        if not isinstance(self.validate_args, bool):
-            raise ValueError(f"Argument `validate_args` must be a bool, got {self.validate_args!r}")
+        check_bool("validate_args", self.validate_args)
         self.iou_type, self.iou_thresholds, self.rec_thresholds = iou_types, ious, recs
         self.max_detection_thresholds = caps
         self._layout = {**_COMMON, **(_BOXES if "bbox" in iou_types else {}), **(_MASKS if "segm" in iou_types else {})}
@@ -145,9 +140,8 @@ class MeanAveragePrecision(Metric):
 
     def update(self, preds: list[dict[str, Tensor]], target: list[dict[str, Tensor]]) -> None:
         """Add a batch of images (lists of per-image dicts, checked before any state changes)."""
-        state, most = detection_state(preds, target, self.iou_type, self.box_format, self.validate_args)
-        if self.warn_on_many_detections and most > self.max_detection_thresholds[-1]:
-            warn_many_detections(self.max_detection_thresholds[-1])
+        cap = self.max_detection_thresholds[-1] if self.warn_on_many_detections else None
+        state = detection_state(preds, target, self.iou_type, self.box_format, self.validate_args, cap)
         for name in self._layout:
             getattr(self, name).append(state[name])
 

@@ -1,8 +1,9 @@
 """Modular SSIM, MS-SSIM and UQI: a sum and a count of per-image values (the values for ``"none"``).
 
-The window is built once per configuration (and per 2-D / 3-D input) and kept with its device
-copies, so an update only pads, filters and applies the formula of
-:mod:`lightning_metrics.functional.image.structural`.
+Arguments are checked and each batch computed by the code of the functions
+(:mod:`lightning_metrics.functional.image.structural`); the window of a configuration (per 2-D /
+3-D input) is built once there and kept with its device copies, so an update only pads, filters
+and applies the formula.
 """
 
 from __future__ import annotations
@@ -12,19 +13,16 @@ from typing import Any, Optional, Sequence, Union
 from torch import Tensor
 
 from lightning_metrics._per_sample import PerSampleMetric
-from lightning_metrics.functional.image._checks import check_reduction, check_window_args
+from lightning_metrics.functional.image._checks import check_reduction
 from lightning_metrics.functional.image.structural import (
     MS_SSIM_BETAS,
-    SSIMGeometry,
-    _check_ssim_inputs,
+    SSIMConfig,
     check_ms_ssim_args,
-    check_same_dtype_images,
-    check_ssim_args,
+    check_ssim_config,
     check_uqi_args,
-    ms_ssim_per_image,
-    ssim_geometry,
-    ssim_per_image,
-    uqi_map,
+    ms_ssim_values,
+    ssim_values,
+    uqi_values,
 )
 from lightning_metrics.utilities.data import dim_zero_cat
 
@@ -40,23 +38,18 @@ class _SSIMFamily(PerSampleMetric):
     data_range: Any
     k1: float
     k2: float
+    # only SSIM has a second output; MS-SSIM reads these class defaults
+    return_full_image: bool = False
+    return_contrast_sensitivity: bool = False
 
     def _check_args(self) -> None:
-        check_reduction(self.reduction)
-        check_ssim_args(self.gaussian_kernel, self.sigma, self.kernel_size, self.data_range, self.k1, self.k2)
+        self._config = SSIMConfig(self.gaussian_kernel, self.sigma, self.kernel_size, self.data_range, self.k1, self.k2)
+        self._extra = check_ssim_config(
+            self.reduction, self._config, self.return_full_image, self.return_contrast_sensitivity
+        )
         # the range of the data seen is the range of each batch (as in torchmetrics): another split
         # of the same images into batches gives other constants
         self.additive_update = self.data_range is not None
-        self._geometries: dict[int, tuple[tuple[int, ...], SSIMGeometry]] = {}
-
-    def _geometry(self, spatial_dims: int) -> tuple[tuple[int, ...], SSIMGeometry]:
-        """The window of this configuration for 2-D or 3-D inputs, built on first use."""
-        cached = self._geometries.get(spatial_dims)
-        if cached is None:
-            sizes, sigmas = check_window_args(self.kernel_size, self.sigma, ndim=spatial_dims)
-            cached = (sizes, ssim_geometry(self.gaussian_kernel, sizes, sigmas))
-            self._geometries[spatial_dims] = cached
-        return cached
 
 
 class StructuralSimilarityIndexMeasure(_SSIMFamily):
@@ -91,23 +84,13 @@ class StructuralSimilarityIndexMeasure(_SSIMFamily):
     ) -> None:
         self._configure(locals())
 
-    def _check_args(self) -> None:
-        super()._check_args()
-        if self.return_full_image and self.return_contrast_sensitivity:
-            raise ValueError(
-                "Arguments `return_full_image` and `return_contrast_sensitivity` are mutually exclusive, got both True"
-            )
-        self._extra = "full" if self.return_full_image else "cs" if self.return_contrast_sensitivity else None
-
     def _add_states(self) -> None:
         if self._extra is not None:
             self.add_state("image_return", [], dist_reduce_fx="cat")
 
     def update(self, preds: Tensor, target: Tensor) -> None:
         """Add the per-image SSIM of one batch (and its maps or contrast terms when asked)."""
-        preds, target = _check_ssim_inputs(preds, target)
-        _, geometry = self._geometry(preds.ndim - 2)
-        per_image, extra = ssim_per_image(preds, target, geometry, self.data_range, self.k1, self.k2, self._extra)
+        per_image, extra = ssim_values(preds, target, self._config, self._extra)
         if extra is not None:
             self.image_return.append(extra)
         self._accumulate(per_image)
@@ -155,11 +138,7 @@ class MultiScaleStructuralSimilarityIndexMeasure(_SSIMFamily):
         check_ms_ssim_args(self.kernel_size, self.betas, self.normalize)
 
     def _values(self, preds: Tensor, target: Tensor) -> Tensor:
-        preds, target = _check_ssim_inputs(preds, target)
-        sizes, geometry = self._geometry(preds.ndim - 2)
-        return ms_ssim_per_image(
-            preds, target, geometry, sizes, self.data_range, self.k1, self.k2, self.betas, self.normalize
-        )
+        return ms_ssim_values(preds, target, self._config, self.betas, self.normalize)
 
 
 class UniversalImageQualityIndex(PerSampleMetric):
@@ -195,7 +174,6 @@ class UniversalImageQualityIndex(PerSampleMetric):
 
     def update(self, preds: Tensor, target: Tensor) -> None:
         """Add the UQI map of one batch (its sum and pixel count, or the map for ``"none"``)."""
-        check_same_dtype_images(preds, target)
-        values = uqi_map(preds, target, *self._window_args)
+        values = uqi_values(preds, target, *self._window_args)
         (k0, k1), (n, c, h, w) = self._window_args[0], preds.shape
         self._accumulate(values, count=n * c * (h - k0 + 1) * (w - k1 + 1))

@@ -14,6 +14,7 @@ import torch
 
 import lightning_metrics.image as lmi
 from lightning_metrics import MetricCollection
+from lightning_metrics.functional.image.structural import ssim_window
 from tests.image.test_modular_parity import MODULAR_CASES, update_args
 from tests.reliability._registry import assert_close
 
@@ -132,7 +133,7 @@ def test_reset_returns_to_the_empty_state_and_windows_are_built_once():
     metric = lmi.StructuralSimilarityIndexMeasure(data_range=1.0)
     preds, target = update_args("StructuralSimilarityIndexMeasure", "rgb", torch.float32, 0)
     metric.update(preds, target)
-    ((_, geometry),) = metric._geometries.values()
+    _, geometry = ssim_window(metric.gaussian_kernel, metric.kernel_size, metric.sigma, preds.ndim - 2)
     kernels = geometry.window.kernels(preds.device, torch.float32)
     metric.update(preds, target)
     assert geometry.window.kernels(preds.device, torch.float32) is kernels  # cached, not rebuilt

@@ -20,6 +20,7 @@ import torch
 from torch import Tensor
 
 from lightning_metrics.functional.audio._projection import check_signals
+from lightning_metrics.functional.image._checks import check_bool
 
 _FLOOR = 1e-6  # fast_bss_eval's guards on the CG step sizes and the preconditioner spectrum
 
@@ -29,8 +30,7 @@ def check_sdr_args(use_cg_iter: object, filter_length: object, zero_mean: object
         raise ValueError(f"Argument `use_cg_iter` must be None or a positive integer, got {use_cg_iter!r}")
     if isinstance(filter_length, bool) or not isinstance(filter_length, int) or filter_length < 1:
         raise ValueError(f"Argument `filter_length` must be a positive integer, got {filter_length!r}")
-    if not isinstance(zero_mean, bool):
-        raise ValueError(f"Argument `zero_mean` must be a bool, got {zero_mean!r}")
+    check_bool("zero_mean", zero_mean)
     if load_diag is not None and (isinstance(load_diag, bool) or not isinstance(load_diag, (int, float))):
         raise ValueError(f"Argument `load_diag` must be None or a number, got {load_diag!r}")
 
@@ -98,7 +98,7 @@ def toeplitz_conjugate_gradient(column: Tensor, rhs: Tensor, n_iter: int) -> Ten
     return x[..., 0]
 
 
-def sdr_per_signal(
+def signal_distortion_ratio(
     preds: Tensor,
     target: Tensor,
     use_cg_iter: Optional[int] = None,
@@ -106,7 +106,18 @@ def sdr_per_signal(
     zero_mean: bool = False,
     load_diag: Optional[float] = None,
 ) -> Tensor:
-    """SDR of each checked signal pair ``(...)``: float64 for float64 inputs, float32 otherwise."""
+    """SDR in dB of signals ``(..., time)`` allowing a ``filter_length``-tap distortion filter;
+    ``use_cg_iter`` solves approximately by conjugate gradient, ``load_diag`` regularises. One
+    value per signal: float64 for float64 inputs, float32 otherwise.
+
+    >>> import torch
+    >>> from lightning_metrics.functional.audio import signal_distortion_ratio
+    >>> target = torch.arange(64.0).sin()
+    >>> signal_distortion_ratio(target + 0.1 * torch.arange(64.0).cos(), target, filter_length=8)
+    tensor(34.9465)
+    """
+    check_sdr_args(use_cg_iter, filter_length, zero_mean, load_diag)
+    check_signals(preds, target)
     out_dtype = torch.float64 if preds.dtype == torch.float64 else torch.float32
     if not preds.numel():  # the FFT backends reject empty batches
         return preds.new_zeros(preds.shape[:-1], dtype=out_dtype)
@@ -125,25 +136,3 @@ def sdr_per_signal(
         solution = toeplitz_conjugate_gradient(auto, cross, use_cg_iter)
     coherence = (cross * solution).sum(-1)
     return (10.0 * torch.log10(coherence / (1 - coherence))).to(out_dtype)
-
-
-def signal_distortion_ratio(
-    preds: Tensor,
-    target: Tensor,
-    use_cg_iter: Optional[int] = None,
-    filter_length: int = 512,
-    zero_mean: bool = False,
-    load_diag: Optional[float] = None,
-) -> Tensor:
-    """SDR in dB of signals ``(..., time)`` allowing a ``filter_length``-tap distortion filter;
-    ``use_cg_iter`` solves approximately by conjugate gradient, ``load_diag`` regularises.
-
-    >>> import torch
-    >>> from lightning_metrics.functional.audio import signal_distortion_ratio
-    >>> target = torch.arange(64.0).sin()
-    >>> signal_distortion_ratio(target + 0.1 * torch.arange(64.0).cos(), target, filter_length=8)
-    tensor(34.9465)
-    """
-    check_sdr_args(use_cg_iter, filter_length, zero_mean, load_diag)
-    check_signals(preds, target)
-    return sdr_per_signal(preds, target, use_cg_iter, filter_length, zero_mean, load_diag)

@@ -6,11 +6,7 @@ import torch
 from torch import Tensor
 
 from lightning_metrics.functional.audio._projection import ratio_db
-
-
-def check_bool(name: str, value: object) -> None:
-    if not isinstance(value, bool):
-        raise ValueError(f"Argument `{name}` must be a bool, got {value!r}")
+from lightning_metrics.functional.image._checks import check_bool  # noqa: F401  (re-exported: one bool check)
 
 
 def signal_noise_ratio(preds: Tensor, target: Tensor, zero_mean: bool = False) -> Tensor:

@@ -37,6 +37,7 @@ from lightning_metrics.functional.detection._masks import (
     masks_area,
     pair_intersections,
 )
+from lightning_metrics.functional.image._checks import check_bool
 from lightning_metrics.utilities.checks import check_choice
 from lightning_metrics.utilities.prints import rank_zero_warn
 
@@ -84,8 +85,7 @@ def check_map_args(
                 f"Argument `max_detection_thresholds` must hold 3 values, got {len(max_detection_thresholds)}"
             )
     for name, value in (("class_metrics", class_metrics), ("extended_summary", extended_summary)):
-        if not isinstance(value, bool):
-            raise ValueError(f"Argument `{name}` must be a bool, got {value!r}")
+        check_bool(name, value)
     check_choice("average", average, ("macro", "micro"))
     check_choice("backend", backend, ("pycocotools", "faster_coco_eval"))
     ious = [float(v) for v in iou_thresholds] if iou_thresholds else default_iou_thresholds()
@@ -95,9 +95,11 @@ def check_map_args(
 
 
 def detection_state(
-    preds: Any, target: Any, iou_types: tuple[str, ...], box_format: str, validate_args: bool = True
-) -> tuple[dict[str, Tensor], int]:
-    """The state tensors of one batch, and the largest number of detections in one of its images.
+    preds: Any, target: Any, iou_types: tuple[str, ...], box_format: str, validate_args: bool = True,
+    warn_above: int | None = None,
+) -> dict[str, Tensor]:
+    """The state tensors of one batch; torchmetrics' warning when one of its images has more than
+    ``warn_above`` detections (the largest cap; ``None``: no warning).
 
     Keys: ``det_scores`` (float64), ``det_labels`` (int64), ``det_counts`` (detections per image),
     ``gt_labels``, ``gt_crowd`` (bool), ``gt_area`` (float64: the given area, or the mask's or box's
@@ -117,7 +119,9 @@ def detection_state(
     elif "bbox" in iou_types:
         fallback = state["gt_boxes"][:, 2] * state["gt_boxes"][:, 3]
     state["gt_area"] = torch.where(state["gt_area"] > 0, state["gt_area"], fallback)
-    return state, most
+    if warn_above is not None and most > warn_above:
+        warn_many_detections(warn_above)
+    return state
 
 
 def _encode_images(masks: list[Tensor], device: torch.device) -> tuple[Tensor, Tensor]:
@@ -270,9 +274,8 @@ def mean_average_precision(
     iou_types, ious, recs, caps = check_map_args(box_format, iou_type, iou_thresholds, rec_thresholds,
                                                  max_detection_thresholds, class_metrics, extended_summary,
                                                  average, backend)
-    state, most = detection_state(preds, target, iou_types, box_format, validate_args)
-    if warn_on_many_detections and most > caps[-1]:
-        warn_many_detections(caps[-1])
+    state = detection_state(preds, target, iou_types, box_format, validate_args,
+                            caps[-1] if warn_on_many_detections else None)
     result = map_of_state(state, iou_types, ious, recs, caps, class_metrics, extended_summary, average)
     return {k: v.squeeze() if isinstance(v, Tensor) and v.numel() == 1 else v for k, v in result.items()}
 

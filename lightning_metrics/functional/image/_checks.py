@@ -34,6 +34,8 @@ def check_positive_int(name: str, value: Any) -> None:
 
 
 def check_bool(name: str, value: Any) -> None:
+    """``ValueError`` (as torchmetrics raises) unless ``value`` is a bool; shared by the image,
+    segmentation, audio and detection checks."""
     if not isinstance(value, bool):
         raise ValueError(f"Argument `{name}` must be a bool, got {value!r}")
 

@@ -25,6 +25,7 @@ from torch import Tensor
 
 from lightning_metrics.functional.image._checks import (
     DataRange,
+    check_bool,
     check_data_range,
     check_images,
     check_reduction,
@@ -122,13 +123,54 @@ def ssim_per_image(
 def check_ssim_args(
     gaussian_kernel: object, sigma: object, kernel_size: object, data_range: object, k1: object, k2: object
 ) -> None:
-    if not isinstance(gaussian_kernel, bool):
-        raise ValueError(f"Argument `gaussian_kernel` must be a bool, got {gaussian_kernel!r}")
+    check_bool("gaussian_kernel", gaussian_kernel)
     check_window_args(kernel_size, sigma)
     check_data_range(data_range)
     for name, value in (("k1", k1), ("k2", k2)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
             raise ValueError(f"Argument `{name}` must be a non-negative number, got {value!r}")
+
+
+class SSIMConfig(NamedTuple):
+    """The window and constant arguments of SSIM and MS-SSIM, as the function and the metric take them."""
+
+    gaussian_kernel: bool
+    sigma: float | Sequence[float]
+    kernel_size: int | Sequence[int]
+    data_range: DataRange
+    k1: float
+    k2: float
+
+
+def check_ssim_config(
+    reduction: object, config: SSIMConfig, return_full_image: object = False, return_contrast_sensitivity: object = False
+) -> str | None:
+    """Check the arguments of SSIM (function and metric alike); the second output they ask for:
+    ``"full"`` (the maps), ``"cs"`` (the contrast terms) or ``None``."""
+    check_reduction(reduction)
+    check_ssim_args(*config)
+    if return_full_image and return_contrast_sensitivity:
+        raise ValueError(
+            "Arguments `return_full_image` and `return_contrast_sensitivity` are mutually exclusive, got both True"
+        )
+    return "full" if return_full_image else "cs" if return_contrast_sensitivity else None
+
+
+def ssim_window(
+    gaussian_kernel: bool, kernel_size: int | Sequence[int], sigma: float | Sequence[float], ndim: int
+) -> tuple[tuple[int, ...], SSIMGeometry]:
+    """The window sizes per spatial dim and the (cached) geometry for ``ndim``-D inputs."""
+    sizes, sigmas = check_window_args(kernel_size, sigma, ndim=ndim)
+    return sizes, ssim_geometry(gaussian_kernel, sizes, sigmas)
+
+
+def ssim_values(
+    preds: Tensor, target: Tensor, config: SSIMConfig, extra: str | None = None
+) -> tuple[Tensor, Tensor | None]:
+    """Check one batch and give its per-image SSIM (and the second output ``extra`` names)."""
+    preds, target = _check_ssim_inputs(preds, target)
+    _, geometry = ssim_window(config.gaussian_kernel, config.kernel_size, config.sigma, preds.ndim - 2)
+    return ssim_per_image(preds, target, geometry, config.data_range, config.k1, config.k2, extra)
 
 
 def structural_similarity_index_measure(
@@ -156,18 +198,9 @@ def structural_similarity_index_measure(
     >>> structural_similarity_index_measure(preds, preds * 0.75, data_range=1.0)
     tensor(0.9503)
     """
-    check_reduction(reduction)
-    check_ssim_args(gaussian_kernel, sigma, kernel_size, data_range, k1, k2)
-    if return_full_image and return_contrast_sensitivity:
-        raise ValueError(
-            "Arguments `return_full_image` and `return_contrast_sensitivity` are mutually exclusive, got both True"
-        )
-    preds, target = _check_ssim_inputs(preds, target)
-    sizes, sigmas = check_window_args(kernel_size, sigma, ndim=preds.ndim - 2)
-    extra = "full" if return_full_image else "cs" if return_contrast_sensitivity else None
-    per_image, second = ssim_per_image(
-        preds, target, ssim_geometry(gaussian_kernel, sizes, sigmas), data_range, k1, k2, extra
-    )
+    config = SSIMConfig(gaussian_kernel, sigma, kernel_size, data_range, k1, k2)
+    extra = check_ssim_config(reduction, config, return_full_image, return_contrast_sensitivity)
+    per_image, second = ssim_values(preds, target, config, extra)
     value = reduce(per_image, reduction)
     return (value, second) if second is not None else value
 
@@ -214,25 +247,19 @@ def _check_scales(shape: Sequence[int], sizes: Sequence[int], geometry: SSIMGeom
         spatial = [n // 2 for n in spatial]
 
 
-def ms_ssim_per_image(
-    preds: Tensor,
-    target: Tensor,
-    geometry: SSIMGeometry,
-    sizes: Sequence[int],
-    data_range: DataRange,
-    k1: float,
-    k2: float,
-    betas: tuple[float, ...],
-    normalize: Optional[str],
+def ms_ssim_values(
+    preds: Tensor, target: Tensor, config: SSIMConfig, betas: tuple[float, ...], normalize: str | None
 ) -> Tensor:
-    """Per-image multi-scale SSIM ``(N,)`` of checked inputs."""
+    """Check one batch and give its per-image multi-scale SSIM ``(N,)``."""
+    preds, target = _check_ssim_inputs(preds, target)
+    sizes, geometry = ssim_window(config.gaussian_kernel, config.kernel_size, config.sigma, preds.ndim - 2)
     _check_scales(preds.shape, sizes, geometry, len(betas))
     dtype = result_dtype(preds.dtype)
     p, t = preds.to(working_dtype(dtype)), target.to(working_dtype(dtype))
     pool = F.avg_pool2d if p.ndim == 4 else F.avg_pool3d
     terms = []
     for scale in range(len(betas)):
-        sim, contrast = ssim_per_image(p, t, geometry, data_range, k1, k2, extra="cs")
+        sim, contrast = ssim_per_image(p, t, geometry, config.data_range, config.k1, config.k2, extra="cs")
         if normalize == "relu":
             sim, contrast = torch.relu(sim), torch.relu(contrast)
         terms.append(contrast)
@@ -270,13 +297,10 @@ def multiscale_structural_similarity_index_measure(
     >>> multiscale_structural_similarity_index_measure(preds, preds * 0.75, data_range=1.0)
     tensor(0.9694)
     """
-    check_reduction(reduction)
-    check_ssim_args(gaussian_kernel, sigma, kernel_size, data_range, k1, k2)
+    config = SSIMConfig(gaussian_kernel, sigma, kernel_size, data_range, k1, k2)
+    check_ssim_config(reduction, config)
     check_ms_ssim_args(kernel_size, betas, normalize)
-    preds, target = _check_ssim_inputs(preds, target)
-    sizes, sigmas = check_window_args(kernel_size, sigma, ndim=preds.ndim - 2)
-    geometry = ssim_geometry(gaussian_kernel, sizes, sigmas)
-    per_image = ms_ssim_per_image(preds, target, geometry, sizes, data_range, k1, k2, betas, normalize)
+    per_image = ms_ssim_values(preds, target, config, betas, normalize)
     return reduce(per_image, reduction)
 
 
@@ -313,8 +337,10 @@ def uqi_map(preds: Tensor, target: Tensor, sizes: tuple[int, ...], sigmas: tuple
     return _crop(values, crop).to(dtype)
 
 
-def check_same_dtype_images(preds: Tensor, target: Tensor) -> None:
+def uqi_values(preds: Tensor, target: Tensor, sizes: tuple[int, ...], sigmas: tuple[float, ...]) -> Tensor:
+    """Check one batch of ``(N, C, H, W)`` images and give its cropped UQI map."""
     check_images(preds, target, ndims=(4,), same_dtype=True)
+    return uqi_map(preds, target, sizes, sigmas)
 
 
 def universal_image_quality_index(
@@ -335,5 +361,4 @@ def universal_image_quality_index(
     """
     check_reduction(reduction)
     sizes, sigmas = check_uqi_args(kernel_size, sigma)
-    check_same_dtype_images(preds, target)
-    return reduce(uqi_map(preds, target, sizes, sigmas), reduction)
+    return reduce(uqi_values(preds, target, sizes, sigmas), reduction)

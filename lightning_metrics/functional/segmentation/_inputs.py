@@ -26,6 +26,7 @@ import torch
 from torch import Tensor
 
 from lightning_metrics.functional.classification._inputs import _check_values, check_in
+from lightning_metrics.functional.image._checks import check_bool  # noqa: F401  (re-exported: one bool check)
 
 INPUT_FORMATS = ("one-hot", "index", "mixed")
 
@@ -38,12 +39,6 @@ class Operand(NamedTuple):
 
 
 # ------------------------------------------------------------------------ argument checks
-def check_bool(name: str, value: Any) -> None:
-    """``ValueError`` (as torchmetrics raises) unless ``value`` is a bool."""
-    if not isinstance(value, bool):
-        raise ValueError(f"Argument `{name}` must be a bool, got {value!r}")
-
-
 def check_num_classes(value: Any, optional: bool = False) -> None:
     """A positive int (or ``None`` when ``optional``)."""
     if value is None and optional:
