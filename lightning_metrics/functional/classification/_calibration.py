@@ -20,8 +20,6 @@ from lightning_metrics.functional.classification._scores import (
     check_num,
     format_binary,
     format_multiclass,
-    validate_binary,
-    validate_multiclass,
 )
 from lightning_metrics.utilities.checks import check_choice
 
@@ -67,16 +65,17 @@ def calibration_compute(bins: Tensor, norm: str, dtype: torch.dtype = torch.floa
 
 
 def binary_calibration_statistic(
-    preds: Tensor, target: Tensor, n_bins: int, ignore_index: Optional[int]
+    preds: Tensor, target: Tensor, n_bins: int, ignore_index: Optional[int], validate_args: bool = False
 ) -> Tensor:
-    confidences, target, valid = format_binary(preds, target, ignore_index)
+    confidences, target, valid = format_binary(preds, target, ignore_index, validate=validate_args)
     return calibration_update(confidences, target, valid, n_bins)
 
 
 def multiclass_calibration_statistic(
-    preds: Tensor, target: Tensor, num_classes: int, n_bins: int, ignore_index: Optional[int]
+    preds: Tensor, target: Tensor, num_classes: int, n_bins: int, ignore_index: Optional[int],
+    validate_args: bool = False,
 ) -> Tensor:
-    probabilities, target, valid = format_multiclass(preds, target, num_classes, ignore_index)
+    probabilities, target, valid = format_multiclass(preds, target, num_classes, ignore_index, validate_args)
     confidences, predictions = probabilities.max(dim=1)
     return calibration_update(confidences.float(), (predictions == target).float(), valid, n_bins)
 
@@ -94,8 +93,7 @@ def binary_calibration_error(preds: Tensor, target: Tensor, n_bins: int = 15, no
     """
     if validate_args:
         check_calibration_args(n_bins, norm, ignore_index)
-        validate_binary(preds, target, ignore_index)
-    bins = binary_calibration_statistic(preds, target, n_bins, ignore_index)
+    bins = binary_calibration_statistic(preds, target, n_bins, ignore_index, validate_args)
     return calibration_compute(bins, norm, preds.dtype)
 
 
@@ -112,8 +110,7 @@ def multiclass_calibration_error(preds: Tensor, target: Tensor, num_classes: int
     if validate_args:
         check_num("num_classes", num_classes)
         check_calibration_args(n_bins, norm, ignore_index)
-        validate_multiclass(preds, target, num_classes, ignore_index)
-    bins = multiclass_calibration_statistic(preds, target, num_classes, n_bins, ignore_index)
+    bins = multiclass_calibration_statistic(preds, target, num_classes, n_bins, ignore_index, validate_args)
     return calibration_compute(bins, norm)
 
 

@@ -254,9 +254,17 @@ def _labels(target: Tensor) -> Tensor:
 
 
 def format_binary(
-    preds: Tensor, target: Tensor, ignore_index: Optional[int], normalization: Optional[str] = "sigmoid"
+    preds: Tensor, target: Tensor, ignore_index: Optional[int], normalization: Optional[str] = "sigmoid",
+    validate: bool = False,
 ) -> tuple[Tensor, Tensor, Optional[Tensor]]:
-    """Flatten to (N,) scores and targets plus the valid mask (None when nothing can be ignored)."""
+    """Flatten to (N,) scores and targets plus the valid mask (None when nothing can be ignored).
+
+    ``validate=True`` first runs :func:`validate_binary` (likewise for the multiclass and multilabel
+    formats): the first step of every score statistic, functional or modular, takes the metric's
+    ``validate_args``.
+    """
+    if validate:
+        validate_binary(preds, target, ignore_index)
     preds, target = preds.flatten(), target.flatten()
     valid = None if ignore_index is None else target != ignore_index
     target = _labels(target)
@@ -264,9 +272,11 @@ def format_binary(
 
 
 def format_multiclass(
-    preds: Tensor, target: Tensor, num_classes: int, ignore_index: Optional[int]
+    preds: Tensor, target: Tensor, num_classes: int, ignore_index: Optional[int], validate: bool = False
 ) -> tuple[Tensor, Tensor, Optional[Tensor]]:
     """(N, C, ...) scores -> (N*, C) softmax-normalized scores, (N*,) targets and the valid row mask."""
+    if validate:
+        validate_multiclass(preds, target, num_classes, ignore_index)
     preds = preds.transpose(0, 1).reshape(num_classes, -1).T
     target = target.flatten()
     valid = None if ignore_index is None else target != ignore_index
@@ -275,9 +285,11 @@ def format_multiclass(
 
 
 def format_multilabel(
-    preds: Tensor, target: Tensor, num_labels: int, ignore_index: Optional[int]
+    preds: Tensor, target: Tensor, num_labels: int, ignore_index: Optional[int], validate: bool = False
 ) -> tuple[Tensor, Tensor, Optional[Tensor]]:
     """(N, L, ...) -> (N*, L) sigmoid-normalized scores (decided over all entries), targets and mask."""
+    if validate:
+        validate_multilabel(preds, target, num_labels, ignore_index)
     preds = preds.transpose(0, 1).reshape(num_labels, -1).T
     target = target.transpose(0, 1).reshape(num_labels, -1).T
     valid = None if ignore_index is None else target != ignore_index
