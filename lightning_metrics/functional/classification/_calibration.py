@@ -21,6 +21,7 @@ from lightning_metrics.functional.classification._scores import (
     format_binary,
     format_multiclass,
 )
+from lightning_metrics.functional.classification._task_functions import task_functions
 from lightning_metrics.utilities.checks import check_choice
 
 NORMS = ("l1", "l2", "max")
@@ -123,4 +124,4 @@ def calibration_error(preds: Tensor, target: Tensor, task: str, n_bins: int = 15
     >>> calibration_error(torch.tensor([0.25, 0.75]), torch.tensor([0, 1]), task="binary")
     tensor(0.2500)
     """
-    return call_for_task(locals(), {"binary": binary_calibration_error, "multiclass": multiclass_calibration_error})
+    return call_for_task(locals(), task_functions(__name__, "calibration_error"))

@@ -18,6 +18,7 @@ from lightning_metrics.functional.classification._scores import (
     format_binary,
     format_multiclass,
 )
+from lightning_metrics.functional.classification._task_functions import task_functions
 from lightning_metrics.utilities.checks import check_choice
 
 MULTICLASS_MODES = ("crammer-singer", "one-vs-all")
@@ -112,4 +113,4 @@ def hinge_loss(preds: Tensor, target: Tensor, task: str, num_classes: Optional[i
     >>> hinge_loss(torch.tensor([0.25, 0.75]), torch.tensor([0, 1]), task="binary")
     tensor(0.7500)
     """
-    return call_for_task(locals(), {"binary": binary_hinge_loss, "multiclass": multiclass_hinge_loss})
+    return call_for_task(locals(), task_functions(__name__, "hinge_loss"))
