@@ -248,9 +248,16 @@ def normalize_scores(scores: Tensor, kind: Optional[str], valid: Optional[Tensor
     return torch.where(outside.any(), transform(scores), scores)
 
 
-def _labels(target: Tensor) -> Tensor:
-    """Whole-number float targets (e.g. kept for ``BCEWithLogitsLoss``) as integer labels."""
-    return target.long() if target.is_floating_point() else target
+def _labels_and_mask(target: Tensor, ignore_index: int | None) -> tuple[Tensor, Tensor | None]:
+    """The targets as integer labels (whole-number float targets, e.g. kept for ``BCEWithLogitsLoss``,
+    become ``long``) and the valid mask (None when nothing can be ignored), taken before the cast."""
+    valid = None if ignore_index is None else target != ignore_index
+    return (target.long() if target.is_floating_point() else target), valid
+
+
+def _columns(x: Tensor, num: int) -> Tensor:
+    """(N, C, ...) -> (N*, C): one row per sample and position, one column per class or label."""
+    return x.transpose(0, 1).reshape(num, -1).T
 
 
 def format_binary(
@@ -265,10 +272,8 @@ def format_binary(
     """
     if validate:
         validate_binary(preds, target, ignore_index)
-    preds, target = preds.flatten(), target.flatten()
-    valid = None if ignore_index is None else target != ignore_index
-    target = _labels(target)
-    return normalize_scores(preds, normalization, valid), target, valid
+    target, valid = _labels_and_mask(target.flatten(), ignore_index)
+    return normalize_scores(preds.flatten(), normalization, valid), target, valid
 
 
 def format_multiclass(
@@ -277,11 +282,8 @@ def format_multiclass(
     """(N, C, ...) scores -> (N*, C) softmax-normalized scores, (N*,) targets and the valid row mask."""
     if validate:
         validate_multiclass(preds, target, num_classes, ignore_index)
-    preds = preds.transpose(0, 1).reshape(num_classes, -1).T
-    target = target.flatten()
-    valid = None if ignore_index is None else target != ignore_index
-    target = _labels(target)
-    return normalize_scores(preds, "softmax", valid), target, valid
+    target, valid = _labels_and_mask(target.flatten(), ignore_index)
+    return normalize_scores(_columns(preds, num_classes), "softmax", valid), target, valid
 
 
 def format_multilabel(
@@ -290,8 +292,5 @@ def format_multilabel(
     """(N, L, ...) -> (N*, L) sigmoid-normalized scores (decided over all entries), targets and mask."""
     if validate:
         validate_multilabel(preds, target, num_labels, ignore_index)
-    preds = preds.transpose(0, 1).reshape(num_labels, -1).T
-    target = target.transpose(0, 1).reshape(num_labels, -1).T
-    valid = None if ignore_index is None else target != ignore_index
-    target = _labels(target)
-    return normalize_scores(preds, "sigmoid"), target, valid
+    target, valid = _labels_and_mask(_columns(target, num_labels), ignore_index)
+    return normalize_scores(_columns(preds, num_labels), "sigmoid"), target, valid
