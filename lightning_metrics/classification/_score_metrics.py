@@ -37,15 +37,20 @@ from lightning_metrics.metric import Metric
 from lightning_metrics.utilities.checks import check_choice
 
 
-# ------------------------------------------------------------------------- calibration error
-class _CalibrationError(Metric):
+class _SummedScore(Metric):
+    """Base of the calibration, hinge and ranking metrics: states summed over batches, a value to plot."""
+
     plot = _plot_methods.plot_value
-    is_differentiable: bool = False
-    higher_is_better: bool = False
     full_state_update: bool = False
     additive_update = True
     plot_lower_bound: float = 0.0
     plot_upper_bound: float = 1.0
+
+
+# ------------------------------------------------------------------------- calibration error
+class _CalibrationError(_SummedScore):
+    is_differentiable: bool = False
+    higher_is_better: bool = False
 
     def _build(self) -> None:
         if "num_classes" in self.__dict__:
@@ -116,14 +121,9 @@ class MulticlassCalibrationError(_CalibrationError):
 
 
 # --------------------------------------------------------------------------------- hinge loss
-class _HingeLoss(Metric):
-    plot = _plot_methods.plot_value
+class _HingeLoss(_SummedScore):
     is_differentiable: bool = True
     higher_is_better: bool = False
-    full_state_update: bool = False
-    additive_update = True
-    plot_lower_bound: float = 0.0
-    plot_upper_bound: float = 1.0
 
     def _build(self) -> None:
         size: tuple = ()
@@ -188,13 +188,8 @@ class MulticlassHingeLoss(_HingeLoss):
 
 
 # ------------------------------------------------------------------------------------ ranking
-class _RankingMetric(Metric):
-    plot = _plot_methods.plot_value
+class _RankingMetric(_SummedScore):
     is_differentiable: bool = False
-    full_state_update: bool = False
-    additive_update = True
-    plot_lower_bound: float = 0.0
-    plot_upper_bound: float = 1.0
     plot_legend_name = "Label"
     _statistic = staticmethod(coverage_error_statistic)
 
