@@ -44,8 +44,8 @@ class CurveMetric(Metric):
     higher_is_better: Optional[bool] = None
     full_state_update: bool = False
     additive_update = True
-    plot_lower_bound: float = 0.0
-    plot_upper_bound: float = 1.0
+    plot = _plot_methods.plot_curve  # a curve, unbounded: the summaries' mixins set their own hints
+    plot_lower_bound = plot_upper_bound = None
     task: str = "binary"
     _measure: str = "pr"
 
@@ -155,9 +155,6 @@ class BinaryPrecisionRecallCurve(CurveMetric):
      tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000]))
     """
 
-    plot = _plot_methods.plot_curve
-    plot_lower_bound = plot_upper_bound = None
-
     def __init__(self, thresholds: Thresholds = None, ignore_index: Optional[int] = None,
                  validate_args: bool = True, normalization: Optional[str] = "sigmoid", **kwargs: Any) -> None:
         self._configure(locals())
@@ -177,8 +174,6 @@ class MulticlassPrecisionRecallCurve(CurveMetric):
             [   nan,    nan,    nan, 0.0000]])
     """
 
-    plot = _plot_methods.plot_curve
-    plot_lower_bound = plot_upper_bound = None
     task = "multiclass"
 
     def __init__(self, num_classes: int, thresholds: Thresholds = None, average: Optional[str] = None,
@@ -198,8 +193,6 @@ class MultilabelPrecisionRecallCurve(CurveMetric):
     [tensor([0.3333, 0.5000, 1.0000, 1.0000]), tensor([0.3333, 0.5000, 0.0000, 1.0000])]
     """
 
-    plot = _plot_methods.plot_curve
-    plot_lower_bound = plot_upper_bound = None
     task = "multilabel"
 
     def __init__(self, num_labels: int, thresholds: Thresholds = None, ignore_index: Optional[int] = None,

@@ -18,6 +18,15 @@ from lightning_metrics.metric import Metric
 from lightning_metrics.utilities.checks import check_choice
 
 
+def _count_column(index: int, doc: str) -> property:
+    """A read-only view of one column of the ``(num_groups, 4)`` count table ``[tp, fp, tn, fn]``."""
+
+    def column(self: _GroupCounts) -> Tensor:
+        return self.counts[:, index]
+
+    return property(column, doc=doc)
+
+
 class _GroupCounts(Metric):
     """Accumulates the per-group count table; subclasses reduce it."""
 
@@ -42,25 +51,10 @@ class _GroupCounts(Metric):
             _fairness.validate_group_inputs(preds, target, groups, self.num_groups, self.ignore_index)
         self.counts += _fairness.group_counts(preds, target, groups, self.num_groups, self.threshold, self.ignore_index)
 
-    @property
-    def tp(self) -> Tensor:
-        """True positives per group (torchmetrics' state names, read from the count table)."""
-        return self.counts[:, 0]
-
-    @property
-    def fp(self) -> Tensor:
-        """False positives per group."""
-        return self.counts[:, 1]
-
-    @property
-    def tn(self) -> Tensor:
-        """True negatives per group."""
-        return self.counts[:, 2]
-
-    @property
-    def fn(self) -> Tensor:
-        """False negatives per group."""
-        return self.counts[:, 3]
+    tp = _count_column(0, "True positives per group (torchmetrics' state names, read from the count table).")
+    fp = _count_column(1, "False positives per group.")
+    tn = _count_column(2, "True negatives per group.")
+    fn = _count_column(3, "False negatives per group.")
 
 
 class BinaryGroupStatRates(_GroupCounts):

@@ -15,6 +15,29 @@ from lightning_metrics import _plot_methods
 from lightning_metrics.classification._counting_base import MatrixMetric
 
 
+class _MulticlassMatrix(MatrixMetric):
+    """The multiclass matrix measures but the confusion matrix: torchmetrics' legend name, ``"Class"``."""
+
+    _task = "multiclass"
+    plot_legend_name = "Class"
+
+
+class _MultilabelMatrix(MatrixMetric):
+    """The multilabel matrix measures but the confusion matrix: torchmetrics' legend name, ``"Label"``."""
+
+    _task = "multilabel"
+    plot_legend_name = "Label"
+
+
+class _ConfusionMatrix(MatrixMetric):
+    """The confusion matrices of the three tasks: a matrix, plotted as one, with no better direction."""
+
+    _measure = "confusion_matrix"
+    plot = _plot_methods.plot_confusion_matrix
+    higher_is_better = None
+    plot_lower_bound = plot_upper_bound = None
+
+
 class BinaryJaccardIndex(MatrixMetric):
     """Jaccard index ``tp / (tp + fp + fn)`` for binary tasks.
 
@@ -31,7 +54,7 @@ class BinaryJaccardIndex(MatrixMetric):
         self._configure(locals())
 
 
-class MulticlassJaccardIndex(MatrixMetric):
+class MulticlassJaccardIndex(_MulticlassMatrix):
     """Jaccard index per class and averaged, for multiclass tasks.
 
     >>> from torch import tensor
@@ -40,15 +63,14 @@ class MulticlassJaccardIndex(MatrixMetric):
     tensor(0.6667)
     """
 
-    _task, _measure = "multiclass", "jaccard_index"
-    plot_legend_name = "Class"
+    _measure = "jaccard_index"
 
     def __init__(self, num_classes: int, average: Optional[str] = "macro", ignore_index: Optional[int] = None,
                  validate_args: bool = True, zero_division: float = 0, **kwargs: Any) -> None:
         self._configure(locals())
 
 
-class MultilabelJaccardIndex(MatrixMetric):
+class MultilabelJaccardIndex(_MultilabelMatrix):
     """Jaccard index per label and averaged (``average='samples'``: per example), multilabel tasks.
 
     >>> from torch import tensor
@@ -57,8 +79,7 @@ class MultilabelJaccardIndex(MatrixMetric):
     tensor(0.5000)
     """
 
-    _task, _measure = "multilabel", "jaccard_index"
-    plot_legend_name = "Label"
+    _measure = "jaccard_index"
 
     def __init__(self, num_labels: int, threshold: float = 0.5, average: Optional[str] = "macro",
                  ignore_index: Optional[int] = None, validate_args: bool = True, zero_division: float = 0,
@@ -82,7 +103,7 @@ class BinaryMatthewsCorrCoef(MatrixMetric):
         self._configure(locals())
 
 
-class MulticlassMatthewsCorrCoef(MatrixMetric):
+class MulticlassMatthewsCorrCoef(_MulticlassMatrix):
     """Matthews correlation coefficient for multiclass tasks.
 
     >>> from torch import tensor
@@ -91,8 +112,7 @@ class MulticlassMatthewsCorrCoef(MatrixMetric):
     tensor(0.7000)
     """
 
-    _task, _measure = "multiclass", "matthews_corrcoef"
-    plot_legend_name = "Class"
+    _measure = "matthews_corrcoef"
     plot_lower_bound = -1.0
 
     def __init__(self, num_classes: int, ignore_index: Optional[int] = None, validate_args: bool = True,
@@ -100,7 +120,7 @@ class MulticlassMatthewsCorrCoef(MatrixMetric):
         self._configure(locals())
 
 
-class MultilabelMatthewsCorrCoef(MatrixMetric):
+class MultilabelMatthewsCorrCoef(_MultilabelMatrix):
     """Matthews correlation coefficient of all labels pooled, for multilabel tasks.
 
     >>> from torch import tensor
@@ -109,8 +129,7 @@ class MultilabelMatthewsCorrCoef(MatrixMetric):
     tensor(0.3333)
     """
 
-    _task, _measure = "multilabel", "matthews_corrcoef"
-    plot_legend_name = "Label"
+    _measure = "matthews_corrcoef"
     plot_lower_bound = -1.0
 
     def __init__(self, num_labels: int, threshold: float = 0.5, ignore_index: Optional[int] = None,
@@ -134,7 +153,7 @@ class BinaryCohenKappa(MatrixMetric):
         self._configure(locals())
 
 
-class MulticlassCohenKappa(MatrixMetric):
+class MulticlassCohenKappa(_MulticlassMatrix):
     """Cohen's kappa for multiclass tasks (``weights``: None, "linear" or "quadratic").
 
     >>> from torch import tensor
@@ -143,15 +162,14 @@ class MulticlassCohenKappa(MatrixMetric):
     tensor(0.6364)
     """
 
-    _task, _measure = "multiclass", "cohen_kappa"
-    plot_legend_name = "Class"
+    _measure = "cohen_kappa"
 
     def __init__(self, num_classes: int, ignore_index: Optional[int] = None, weights: Optional[str] = None,
                  validate_args: bool = True, **kwargs: Any) -> None:
         self._configure(locals())
 
 
-class BinaryConfusionMatrix(MatrixMetric):
+class BinaryConfusionMatrix(_ConfusionMatrix):
     """The ``(2, 2)`` confusion matrix ``[[tn, fp], [fn, tp]]`` (``normalize``: true/pred/all/none).
 
     >>> from torch import tensor
@@ -161,17 +179,14 @@ class BinaryConfusionMatrix(MatrixMetric):
             [1, 1]])
     """
 
-    _task, _measure = "binary", "confusion_matrix"
-    plot = _plot_methods.plot_confusion_matrix
-    higher_is_better = None
-    plot_lower_bound = plot_upper_bound = None
+    _task = "binary"
 
     def __init__(self, threshold: float = 0.5, ignore_index: Optional[int] = None,
                  normalize: Optional[str] = None, validate_args: bool = True, **kwargs: Any) -> None:
         self._configure(locals())
 
 
-class MulticlassConfusionMatrix(MatrixMetric):
+class MulticlassConfusionMatrix(_ConfusionMatrix):
     """The ``(C, C)`` confusion matrix, rows indexed by target (``normalize``: true/pred/all/none).
 
     >>> from torch import tensor
@@ -182,17 +197,14 @@ class MulticlassConfusionMatrix(MatrixMetric):
             [0, 0, 1]])
     """
 
-    _task, _measure = "multiclass", "confusion_matrix"
-    plot = _plot_methods.plot_confusion_matrix
-    higher_is_better = None
-    plot_lower_bound = plot_upper_bound = None
+    _task = "multiclass"
 
     def __init__(self, num_classes: int, ignore_index: Optional[int] = None, normalize: Optional[str] = None,
                  validate_args: bool = True, **kwargs: Any) -> None:
         self._configure(locals())
 
 
-class MultilabelConfusionMatrix(MatrixMetric):
+class MultilabelConfusionMatrix(_ConfusionMatrix):
     """One ``(2, 2)`` confusion matrix per label, ``(L, 2, 2)``.
 
     >>> from torch import tensor
@@ -202,17 +214,14 @@ class MultilabelConfusionMatrix(MatrixMetric):
             [0, 1]])
     """
 
-    _task, _measure = "multilabel", "confusion_matrix"
-    plot = _plot_methods.plot_confusion_matrix
-    higher_is_better = None
-    plot_lower_bound = plot_upper_bound = None
+    _task = "multilabel"
 
     def __init__(self, num_labels: int, threshold: float = 0.5, ignore_index: Optional[int] = None,
                  normalize: Optional[str] = None, validate_args: bool = True, **kwargs: Any) -> None:
         self._configure(locals())
 
 
-class MulticlassExactMatch(MatrixMetric):
+class MulticlassExactMatch(_MulticlassMatrix):
     """Fraction of samples whose every position ``(N, ...)`` is classified right.
 
     >>> from torch import tensor
@@ -221,15 +230,14 @@ class MulticlassExactMatch(MatrixMetric):
     tensor(0.5000)
     """
 
-    _task, _measure = "multiclass", "exact_match"
-    plot_legend_name = "Class"
+    _measure = "exact_match"
 
     def __init__(self, num_classes: int, multidim_average: str = "global", ignore_index: Optional[int] = None,
                  validate_args: bool = True, **kwargs: Any) -> None:
         self._configure(locals())
 
 
-class MultilabelExactMatch(MatrixMetric):
+class MultilabelExactMatch(_MultilabelMatrix):
     """Fraction of examples whose labels are all right (subset accuracy).
 
     >>> from torch import tensor
@@ -238,8 +246,7 @@ class MultilabelExactMatch(MatrixMetric):
     tensor(0.5000)
     """
 
-    _task, _measure = "multilabel", "exact_match"
-    plot_legend_name = "Label"
+    _measure = "exact_match"
 
     def __init__(self, num_labels: int, threshold: float = 0.5, multidim_average: str = "global",
                  ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:

@@ -21,6 +21,13 @@ def _multiclass_ratio_init(self, num_classes: Optional[int] = None, top_k: int =
     self._configure(locals())
 
 
+class _MulticlassRatio(RatioMetric):
+    """The multiclass count ratios but stat scores: torchmetrics' legend name, ``"Class"``."""
+
+    _task = "multiclass"
+    plot_legend_name = "Class"
+
+
 class MulticlassStatScores(RatioMetric):
     """The true/false positives/negatives and support, ``[..., 5]`` for multiclass tasks, per class and averaged, accumulated over batches.
 
@@ -38,7 +45,7 @@ class MulticlassStatScores(RatioMetric):
     __init__ = _multiclass_ratio_init
 
 
-class MulticlassAccuracy(RatioMetric):
+class MulticlassAccuracy(_MulticlassRatio):
     """The accuracy for multiclass tasks, per class and averaged, accumulated over batches.
 
     >>> from torch import tensor
@@ -47,12 +54,11 @@ class MulticlassAccuracy(RatioMetric):
     tensor(0.8333)
     """
 
-    plot_legend_name = 'Class'
-    _task, _measure = "multiclass", "accuracy"
+    _measure = "accuracy"
     __init__ = _multiclass_ratio_init
 
 
-class MulticlassPrecision(RatioMetric):
+class MulticlassPrecision(_MulticlassRatio):
     """The precision ``tp / (tp + fp)`` for multiclass tasks, per class and averaged, accumulated over batches.
 
     >>> from torch import tensor
@@ -61,12 +67,11 @@ class MulticlassPrecision(RatioMetric):
     tensor(0.8333)
     """
 
-    plot_legend_name = 'Class'
-    _task, _measure = "multiclass", "precision"
+    _measure = "precision"
     __init__ = _multiclass_ratio_init
 
 
-class MulticlassRecall(RatioMetric):
+class MulticlassRecall(_MulticlassRatio):
     """The recall ``tp / (tp + fn)`` for multiclass tasks, per class and averaged, accumulated over batches.
 
     >>> from torch import tensor
@@ -75,12 +80,11 @@ class MulticlassRecall(RatioMetric):
     tensor(0.8333)
     """
 
-    plot_legend_name = 'Class'
-    _task, _measure = "multiclass", "recall"
+    _measure = "recall"
     __init__ = _multiclass_ratio_init
 
 
-class MulticlassF1Score(RatioMetric):
+class MulticlassF1Score(_MulticlassRatio):
     """The F1 score for multiclass tasks, per class and averaged, accumulated over batches.
 
     >>> from torch import tensor
@@ -89,8 +93,7 @@ class MulticlassF1Score(RatioMetric):
     tensor(0.7778)
     """
 
-    plot_legend_name = 'Class'
-    _task, _measure = "multiclass", "fbeta"
+    _measure = "fbeta"
     beta = 1.0  # F1 is F-beta at beta 1 (torchmetrics has the attribute too)
 
     def __init__(self, num_classes: int, top_k: int = 1, average: Optional[str] = "macro",
@@ -99,7 +102,7 @@ class MulticlassF1Score(RatioMetric):
         self._configure(locals())
 
 
-class MulticlassFBetaScore(RatioMetric):
+class MulticlassFBetaScore(_MulticlassRatio):
     """The F-beta score for multiclass tasks, per class and averaged, accumulated over batches.
 
     >>> from torch import tensor
@@ -108,8 +111,7 @@ class MulticlassFBetaScore(RatioMetric):
     tensor(0.7963)
     """
 
-    plot_legend_name = 'Class'
-    _task, _measure = "multiclass", "fbeta"
+    _measure = "fbeta"
 
     def __init__(self, beta: float, num_classes: int, top_k: int = 1, average: Optional[str] = "macro",
                  multidim_average: str = "global", ignore_index: Optional[int] = None,
@@ -117,7 +119,7 @@ class MulticlassFBetaScore(RatioMetric):
         self._configure(locals())
 
 
-class MulticlassSpecificity(RatioMetric):
+class MulticlassSpecificity(_MulticlassRatio):
     """The specificity ``tn / (tn + fp)`` for multiclass tasks, per class and averaged, accumulated over batches.
 
     >>> from torch import tensor
@@ -127,12 +129,11 @@ class MulticlassSpecificity(RatioMetric):
     """
 
     higher_is_better = None
-    plot_legend_name = 'Class'
-    _task, _measure = "multiclass", "specificity"
+    _measure = "specificity"
     __init__ = _multiclass_ratio_init
 
 
-class MulticlassNegativePredictiveValue(RatioMetric):
+class MulticlassNegativePredictiveValue(_MulticlassRatio):
     """The negative predictive value ``tn / (tn + fn)`` for multiclass tasks, per class and averaged, accumulated over batches.
 
     >>> from torch import tensor
@@ -142,12 +143,11 @@ class MulticlassNegativePredictiveValue(RatioMetric):
     """
 
     higher_is_better = None
-    plot_legend_name = 'Class'
-    _task, _measure = "multiclass", "negative_predictive_value"
+    _measure = "negative_predictive_value"
     __init__ = _multiclass_ratio_init
 
 
-class MulticlassHammingDistance(RatioMetric):
+class MulticlassHammingDistance(_MulticlassRatio):
     """The hamming distance (fraction of wrong labels) for multiclass tasks, per class and averaged, accumulated over batches.
 
     >>> from torch import tensor
@@ -157,8 +157,7 @@ class MulticlassHammingDistance(RatioMetric):
     """
 
     higher_is_better = False
-    plot_legend_name = 'Class'
-    _task, _measure = "multiclass", "hamming_distance"
+    _measure = "hamming_distance"
     __init__ = _multiclass_ratio_init
 
 

@@ -22,6 +22,13 @@ def _multilabel_ratio_init(self, num_labels: int, threshold: float = 0.5, averag
     self._configure(locals())
 
 
+class _MultilabelRatio(RatioMetric):
+    """The multilabel count ratios but stat scores: torchmetrics' legend name, ``"Label"``."""
+
+    _task = "multilabel"
+    plot_legend_name = "Label"
+
+
 class MultilabelStatScores(RatioMetric):
     """The true/false positives/negatives and support, ``[..., 5]`` for multilabel tasks, per label and averaged.
 
@@ -39,7 +46,7 @@ class MultilabelStatScores(RatioMetric):
     __init__ = _multilabel_ratio_init
 
 
-class MultilabelAccuracy(RatioMetric):
+class MultilabelAccuracy(_MultilabelRatio):
     """The accuracy for multilabel tasks, per label and averaged (``average='samples'``: per example).
 
     >>> from torch import tensor
@@ -48,12 +55,11 @@ class MultilabelAccuracy(RatioMetric):
     tensor(0.6667)
     """
 
-    plot_legend_name = 'Label'
-    _task, _measure = "multilabel", "accuracy"
+    _measure = "accuracy"
     __init__ = _multilabel_ratio_init
 
 
-class MultilabelPrecision(RatioMetric):
+class MultilabelPrecision(_MultilabelRatio):
     """The precision ``tp / (tp + fp)`` for multilabel tasks, per label and averaged (``average='samples'``: per example).
 
     >>> from torch import tensor
@@ -62,12 +68,11 @@ class MultilabelPrecision(RatioMetric):
     tensor(0.5000)
     """
 
-    plot_legend_name = 'Label'
-    _task, _measure = "multilabel", "precision"
+    _measure = "precision"
     __init__ = _multilabel_ratio_init
 
 
-class MultilabelRecall(RatioMetric):
+class MultilabelRecall(_MultilabelRatio):
     """The recall ``tp / (tp + fn)`` for multilabel tasks, per label and averaged (``average='samples'``: per example).
 
     >>> from torch import tensor
@@ -76,12 +81,11 @@ class MultilabelRecall(RatioMetric):
     tensor(0.6667)
     """
 
-    plot_legend_name = 'Label'
-    _task, _measure = "multilabel", "recall"
+    _measure = "recall"
     __init__ = _multilabel_ratio_init
 
 
-class MultilabelF1Score(RatioMetric):
+class MultilabelF1Score(_MultilabelRatio):
     """The F1 score for multilabel tasks, per label and averaged (``average='samples'``: per example).
 
     >>> from torch import tensor
@@ -90,8 +94,7 @@ class MultilabelF1Score(RatioMetric):
     tensor(0.5556)
     """
 
-    plot_legend_name = 'Label'
-    _task, _measure = "multilabel", "fbeta"
+    _measure = "fbeta"
     beta = 1.0  # F1 is F-beta at beta 1 (torchmetrics has the attribute too)
 
     def __init__(self, num_labels: int, threshold: float = 0.5, average: Optional[str] = "macro",
@@ -100,7 +103,7 @@ class MultilabelF1Score(RatioMetric):
         self._configure(locals())
 
 
-class MultilabelFBetaScore(RatioMetric):
+class MultilabelFBetaScore(_MultilabelRatio):
     """The F-beta score for multilabel tasks, per label and averaged (``average='samples'``: per example).
 
     >>> from torch import tensor
@@ -109,8 +112,7 @@ class MultilabelFBetaScore(RatioMetric):
     tensor(0.6111)
     """
 
-    plot_legend_name = 'Label'
-    _task, _measure = "multilabel", "fbeta"
+    _measure = "fbeta"
 
     def __init__(self, beta: float, num_labels: int, threshold: float = 0.5, average: Optional[str] = "macro",
                  multidim_average: str = "global", ignore_index: Optional[int] = None,
@@ -118,7 +120,7 @@ class MultilabelFBetaScore(RatioMetric):
         self._configure(locals())
 
 
-class MultilabelSpecificity(RatioMetric):
+class MultilabelSpecificity(_MultilabelRatio):
     """The specificity ``tn / (tn + fp)`` for multilabel tasks, per label and averaged (``average='samples'``: per example).
 
     >>> from torch import tensor
@@ -128,12 +130,11 @@ class MultilabelSpecificity(RatioMetric):
     """
 
     higher_is_better = None
-    plot_legend_name = 'Label'
-    _task, _measure = "multilabel", "specificity"
+    _measure = "specificity"
     __init__ = _multilabel_ratio_init
 
 
-class MultilabelNegativePredictiveValue(RatioMetric):
+class MultilabelNegativePredictiveValue(_MultilabelRatio):
     """The negative predictive value ``tn / (tn + fn)`` for multilabel tasks, per label and averaged (``average='samples'``: per example).
 
     >>> from torch import tensor
@@ -143,12 +144,11 @@ class MultilabelNegativePredictiveValue(RatioMetric):
     """
 
     higher_is_better = None
-    plot_legend_name = 'Label'
-    _task, _measure = "multilabel", "negative_predictive_value"
+    _measure = "negative_predictive_value"
     __init__ = _multilabel_ratio_init
 
 
-class MultilabelHammingDistance(RatioMetric):
+class MultilabelHammingDistance(_MultilabelRatio):
     """The hamming distance (fraction of wrong labels) for multilabel tasks, per label and averaged (``average='samples'``: per example).
 
     >>> from torch import tensor
@@ -158,8 +158,7 @@ class MultilabelHammingDistance(RatioMetric):
     """
 
     higher_is_better = False
-    plot_legend_name = 'Label'
-    _task, _measure = "multilabel", "hamming_distance"
+    _measure = "hamming_distance"
     __init__ = _multilabel_ratio_init
 
 

@@ -32,26 +32,25 @@ from lightning_metrics.functional.classification._ranking import (
     ranking_input,
     ranking_loss_statistic,
 )
-from lightning_metrics.functional.classification._scores import (
-    check_ignore_index,
-    check_num,
-    validate_binary,
-    validate_multiclass,
-    validate_multilabel,
-)
+from lightning_metrics.functional.classification._scores import check_ignore_index, check_num
 from lightning_metrics.metric import Metric
 from lightning_metrics.utilities.checks import check_choice
 
 
-# ------------------------------------------------------------------------- calibration error
-class _CalibrationError(Metric):
+class _SummedScore(Metric):
+    """Base of the calibration, hinge and ranking metrics: states summed over batches, a value to plot."""
+
     plot = _plot_methods.plot_value
-    is_differentiable: bool = False
-    higher_is_better: bool = False
     full_state_update: bool = False
     additive_update = True
     plot_lower_bound: float = 0.0
     plot_upper_bound: float = 1.0
+
+
+# ------------------------------------------------------------------------- calibration error
+class _CalibrationError(_SummedScore):
+    is_differentiable: bool = False
+    higher_is_better: bool = False
 
     def _build(self) -> None:
         if "num_classes" in self.__dict__:
@@ -82,9 +81,9 @@ class BinaryCalibrationError(_CalibrationError):
         return ("calibration", "binary", self.n_bins, self.ignore_index, self.validate_args)
 
     def update(self, preds: Tensor, target: Tensor) -> None:
-        if self.validate_args:
-            validate_binary(preds, target, self.ignore_index)
-        self.bins += binary_calibration_statistic(preds, target, self.n_bins, self.ignore_index)
+        self.bins += binary_calibration_statistic(
+            preds, target, self.n_bins, self.ignore_index, self.validate_args
+        )
 
 
 class MulticlassCalibrationError(_CalibrationError):
@@ -116,22 +115,15 @@ class MulticlassCalibrationError(_CalibrationError):
         )
 
     def update(self, preds: Tensor, target: Tensor) -> None:
-        if self.validate_args:
-            validate_multiclass(preds, target, self.num_classes, self.ignore_index)
         self.bins += multiclass_calibration_statistic(
-            preds, target, self.num_classes, self.n_bins, self.ignore_index
+            preds, target, self.num_classes, self.n_bins, self.ignore_index, self.validate_args
         )
 
 
 # --------------------------------------------------------------------------------- hinge loss
-class _HingeLoss(Metric):
-    plot = _plot_methods.plot_value
+class _HingeLoss(_SummedScore):
     is_differentiable: bool = True
     higher_is_better: bool = False
-    full_state_update: bool = False
-    additive_update = True
-    plot_lower_bound: float = 0.0
-    plot_upper_bound: float = 1.0
 
     def _build(self) -> None:
         size: tuple = ()
@@ -166,9 +158,7 @@ class BinaryHingeLoss(_HingeLoss):
         self._configure(locals())
 
     def update(self, preds: Tensor, target: Tensor) -> None:
-        if self.validate_args:
-            validate_binary(preds, target, self.ignore_index)
-        self._add(*binary_hinge_statistic(preds, target, self.squared, self.ignore_index))
+        self._add(*binary_hinge_statistic(preds, target, self.squared, self.ignore_index, self.validate_args))
 
 
 class MulticlassHingeLoss(_HingeLoss):
@@ -189,23 +179,17 @@ class MulticlassHingeLoss(_HingeLoss):
         self._configure(locals())
 
     def update(self, preds: Tensor, target: Tensor) -> None:
-        if self.validate_args:
-            validate_multiclass(preds, target, self.num_classes, self.ignore_index)
         self._add(
             *multiclass_hinge_statistic(
-                preds, target, self.num_classes, self.squared, self.multiclass_mode, self.ignore_index
+                preds, target, self.num_classes, self.squared, self.multiclass_mode, self.ignore_index,
+                self.validate_args,
             )
         )
 
 
 # ------------------------------------------------------------------------------------ ranking
-class _RankingMetric(Metric):
-    plot = _plot_methods.plot_value
+class _RankingMetric(_SummedScore):
     is_differentiable: bool = False
-    full_state_update: bool = False
-    additive_update = True
-    plot_lower_bound: float = 0.0
-    plot_upper_bound: float = 1.0
     plot_legend_name = "Label"
     _statistic = staticmethod(coverage_error_statistic)
 
@@ -221,9 +205,8 @@ class _RankingMetric(Metric):
         self.add_state("total", torch.tensor(0), dist_reduce_fx="sum")
 
     def update(self, preds: Tensor, target: Tensor) -> None:
-        if self.validate_args:
-            validate_multilabel(preds, target, self.num_labels, self.ignore_index)
-        measure, total = self._statistic(*ranking_input(preds, target, self.num_labels, self.ignore_index))
+        inputs = ranking_input(preds, target, self.num_labels, self.ignore_index, self.validate_args)
+        measure, total = self._statistic(*inputs)
         self.measure += measure
         self.total += total
 

@@ -20,9 +20,8 @@ from lightning_metrics.functional.classification._scores import (
     check_num,
     format_binary,
     format_multiclass,
-    validate_binary,
-    validate_multiclass,
 )
+from lightning_metrics.functional.classification._task_functions import task_functions
 from lightning_metrics.utilities.checks import check_choice
 
 NORMS = ("l1", "l2", "max")
@@ -67,16 +66,17 @@ def calibration_compute(bins: Tensor, norm: str, dtype: torch.dtype = torch.floa
 
 
 def binary_calibration_statistic(
-    preds: Tensor, target: Tensor, n_bins: int, ignore_index: Optional[int]
+    preds: Tensor, target: Tensor, n_bins: int, ignore_index: Optional[int], validate_args: bool = False
 ) -> Tensor:
-    confidences, target, valid = format_binary(preds, target, ignore_index)
+    confidences, target, valid = format_binary(preds, target, ignore_index, validate=validate_args)
     return calibration_update(confidences, target, valid, n_bins)
 
 
 def multiclass_calibration_statistic(
-    preds: Tensor, target: Tensor, num_classes: int, n_bins: int, ignore_index: Optional[int]
+    preds: Tensor, target: Tensor, num_classes: int, n_bins: int, ignore_index: Optional[int],
+    validate_args: bool = False,
 ) -> Tensor:
-    probabilities, target, valid = format_multiclass(preds, target, num_classes, ignore_index)
+    probabilities, target, valid = format_multiclass(preds, target, num_classes, ignore_index, validate_args)
     confidences, predictions = probabilities.max(dim=1)
     return calibration_update(confidences.float(), (predictions == target).float(), valid, n_bins)
 
@@ -94,8 +94,7 @@ def binary_calibration_error(preds: Tensor, target: Tensor, n_bins: int = 15, no
     """
     if validate_args:
         check_calibration_args(n_bins, norm, ignore_index)
-        validate_binary(preds, target, ignore_index)
-    bins = binary_calibration_statistic(preds, target, n_bins, ignore_index)
+    bins = binary_calibration_statistic(preds, target, n_bins, ignore_index, validate_args)
     return calibration_compute(bins, norm, preds.dtype)
 
 
@@ -112,8 +111,7 @@ def multiclass_calibration_error(preds: Tensor, target: Tensor, num_classes: int
     if validate_args:
         check_num("num_classes", num_classes)
         check_calibration_args(n_bins, norm, ignore_index)
-        validate_multiclass(preds, target, num_classes, ignore_index)
-    bins = multiclass_calibration_statistic(preds, target, num_classes, n_bins, ignore_index)
+    bins = multiclass_calibration_statistic(preds, target, num_classes, n_bins, ignore_index, validate_args)
     return calibration_compute(bins, norm)
 
 
@@ -126,4 +124,4 @@ def calibration_error(preds: Tensor, target: Tensor, task: str, n_bins: int = 15
     >>> calibration_error(torch.tensor([0.25, 0.75]), torch.tensor([0, 1]), task="binary")
     tensor(0.2500)
     """
-    return call_for_task(locals(), {"binary": binary_calibration_error, "multiclass": multiclass_calibration_error})
+    return call_for_task(locals(), task_functions(__name__, "calibration_error"))

@@ -42,6 +42,7 @@ from lightning_metrics.functional.classification._scores import (
     check_thresholds,
     threshold_tensor,
 )
+from lightning_metrics.functional.classification._task_functions import task_functions
 
 Thresholds = Optional[Union[int, list[float], Tensor]]
 
@@ -181,9 +182,7 @@ def precision_recall_curve(preds: Tensor, target: Tensor, task: str, thresholds:
     >>> recall
     tensor([1., 1., 0.])
     """
-    return call_for_task(locals(), {"binary": binary_precision_recall_curve,
-                                    "multiclass": multiclass_precision_recall_curve,
-                                    "multilabel": multilabel_precision_recall_curve})
+    return call_for_task(locals(), task_functions(__name__, "precision_recall_curve"))
 
 
 # ---------------------------------------------------------------------------------------- ROC
@@ -237,7 +236,7 @@ def roc(preds: Tensor, target: Tensor, task: str, thresholds: Thresholds = None,
     >>> tpr
     tensor([0., 1., 1.])
     """
-    return call_for_task(locals(), {"binary": binary_roc, "multiclass": multiclass_roc, "multilabel": multilabel_roc})
+    return call_for_task(locals(), task_functions(__name__, "roc"))
 
 
 # -------------------------------------------------------------------------------------- AUROC
@@ -290,8 +289,7 @@ def auroc(preds: Tensor, target: Tensor, task: str, thresholds: Thresholds = Non
     >>> auroc(torch.tensor([0.1, 0.4, 0.35, 0.8]), torch.tensor([0, 0, 1, 1]), task="binary")
     tensor(0.7500)
     """
-    return call_for_task(locals(), {"binary": binary_auroc, "multiclass": multiclass_auroc,
-                                    "multilabel": multilabel_auroc})
+    return call_for_task(locals(), task_functions(__name__, "auroc"))
 
 
 # -------------------------------------------------------------------------- average precision
@@ -343,6 +341,4 @@ def average_precision(preds: Tensor, target: Tensor, task: str, thresholds: Thre
     >>> average_precision(torch.tensor([0.1, 0.4, 0.35, 0.8]), torch.tensor([0, 0, 1, 1]), task="binary")
     tensor(0.8333)
     """
-    return call_for_task(locals(), {"binary": binary_average_precision,
-                                    "multiclass": multiclass_average_precision,
-                                    "multilabel": multilabel_average_precision})
+    return call_for_task(locals(), task_functions(__name__, "average_precision"))

@@ -17,9 +17,8 @@ from lightning_metrics.functional.classification._scores import (
     check_num,
     format_binary,
     format_multiclass,
-    validate_binary,
-    validate_multiclass,
 )
+from lightning_metrics.functional.classification._task_functions import task_functions
 from lightning_metrics.utilities.checks import check_choice
 
 MULTICLASS_MODES = ("crammer-singer", "one-vs-all")
@@ -41,10 +40,10 @@ def _count(valid: Optional[Tensor], size: int, device: torch.device) -> Tensor:
 
 
 def binary_hinge_statistic(
-    preds: Tensor, target: Tensor, squared: bool, ignore_index: Optional[int]
+    preds: Tensor, target: Tensor, squared: bool, ignore_index: Optional[int], validate_args: bool = False
 ) -> tuple[Tensor, Tensor]:
     """(sum of losses, number of counted samples) of one batch."""
-    scores, target, valid = format_binary(preds, target, ignore_index)
+    scores, target, valid = format_binary(preds, target, ignore_index, validate=validate_args)
     loss = _loss(torch.where(target.bool(), scores, -scores), squared)
     if valid is not None:
         loss = torch.where(valid, loss, 0)
@@ -52,10 +51,11 @@ def binary_hinge_statistic(
 
 
 def multiclass_hinge_statistic(
-    preds: Tensor, target: Tensor, num_classes: int, squared: bool, mode: str, ignore_index: Optional[int]
+    preds: Tensor, target: Tensor, num_classes: int, squared: bool, mode: str, ignore_index: Optional[int],
+    validate_args: bool = False,
 ) -> tuple[Tensor, Tensor]:
     """(sum of losses: scalar for crammer-singer, (C,) for one-vs-all, number of counted samples)."""
-    scores, target, valid = format_multiclass(preds, target, num_classes, ignore_index)
+    scores, target, valid = format_multiclass(preds, target, num_classes, ignore_index, validate_args)
     onehot = target.unsqueeze(1) == torch.arange(num_classes, device=target.device)
     if mode == "crammer-singer":
         true_score = (scores * onehot).sum(dim=1)
@@ -78,8 +78,7 @@ def binary_hinge_loss(preds: Tensor, target: Tensor, squared: bool = False,
     """
     if validate_args:
         check_hinge_args(squared, ignore_index)
-        validate_binary(preds, target, ignore_index)
-    total, count = binary_hinge_statistic(preds, target, squared, ignore_index)
+    total, count = binary_hinge_statistic(preds, target, squared, ignore_index, validate_args)
     return total / count
 
 
@@ -99,9 +98,8 @@ def multiclass_hinge_loss(preds: Tensor, target: Tensor, num_classes: int, squar
         check_hinge_args(squared, ignore_index)
         check_num("num_classes", num_classes)
         check_choice("multiclass_mode", multiclass_mode, MULTICLASS_MODES)
-        validate_multiclass(preds, target, num_classes, ignore_index)
     total, count = multiclass_hinge_statistic(
-        preds, target, num_classes, squared, multiclass_mode, ignore_index
+        preds, target, num_classes, squared, multiclass_mode, ignore_index, validate_args
     )
     return total / count
 
@@ -115,4 +113,4 @@ def hinge_loss(preds: Tensor, target: Tensor, task: str, num_classes: Optional[i
     >>> hinge_loss(torch.tensor([0.25, 0.75]), torch.tensor([0, 1]), task="binary")
     tensor(0.7500)
     """
-    return call_for_task(locals(), {"binary": binary_hinge_loss, "multiclass": multiclass_hinge_loss})
+    return call_for_task(locals(), task_functions(__name__, "hinge_loss"))

@@ -18,6 +18,7 @@ from lightning_metrics.functional.classification._core import _SIZES, call_for_t
 from lightning_metrics.functional.classification._curve_functions import Thresholds, curve_statistic
 from lightning_metrics.functional.classification._fixed_point import OPERATING_POINTS, operating_point_compute
 from lightning_metrics.functional.classification._scores import check_unit_float
+from lightning_metrics.functional.classification._task_functions import task_functions
 
 
 def operating_point(task: str, minimum_name: str, arguments: Mapping[str, Any]) -> tuple[Tensor, Tensor]:
@@ -92,9 +93,7 @@ def precision_at_fixed_recall(preds: Tensor, target: Tensor, task: str, min_reca
     ... min_recall=0.5)
     (tensor(1.), tensor(0.7000))
     """
-    return call_for_task(locals(), {"binary": binary_precision_at_fixed_recall,
-                                    "multiclass": multiclass_precision_at_fixed_recall,
-                                    "multilabel": multilabel_precision_at_fixed_recall})
+    return call_for_task(locals(), task_functions(__name__, "precision_at_fixed_recall"))
 
 
 # ------------------------------------------------------------------ recall at fixed precision
@@ -146,9 +145,7 @@ def recall_at_fixed_precision(preds: Tensor, target: Tensor, task: str, min_prec
     >>> recall_at_fixed_precision(torch.tensor([0.2, 0.7]), torch.tensor([0, 1]), "binary", min_precision=0.5)
     (tensor(1.), tensor(0.7000))
     """
-    return call_for_task(locals(), {"binary": binary_recall_at_fixed_precision,
-                                    "multiclass": multiclass_recall_at_fixed_precision,
-                                    "multilabel": multilabel_recall_at_fixed_precision})
+    return call_for_task(locals(), task_functions(__name__, "recall_at_fixed_precision"))
 
 
 # --------------------------------------------------------------- sensitivity at specificity
@@ -201,9 +198,7 @@ def sensitivity_at_specificity(preds: Tensor, target: Tensor, task: str, min_spe
     >>> sensitivity_at_specificity(torch.tensor([0.2, 0.7]), torch.tensor([0, 1]), task="binary", min_specificity=0.5)
     (tensor(1.), tensor(0.7000))
     """
-    return call_for_task(locals(), {"binary": binary_sensitivity_at_specificity,
-                                    "multiclass": multiclass_sensitivity_at_specificity,
-                                    "multilabel": multilabel_sensitivity_at_specificity})
+    return call_for_task(locals(), task_functions(__name__, "sensitivity_at_specificity"))
 
 
 # --------------------------------------------------------------- specificity at sensitivity
@@ -256,9 +251,7 @@ def specificity_at_sensitivity(preds: Tensor, target: Tensor, task: str, min_sen
     >>> specificity_at_sensitivity(torch.tensor([0.2, 0.7]), torch.tensor([0, 1]), "binary", min_sensitivity=0.5)
     (tensor(1.), tensor(0.7000))
     """
-    return call_for_task(locals(), {"binary": binary_specificity_at_sensitivity,
-                                    "multiclass": multiclass_specificity_at_sensitivity,
-                                    "multilabel": multilabel_specificity_at_sensitivity})
+    return call_for_task(locals(), task_functions(__name__, "specificity_at_sensitivity"))
 
 
 def specicity_at_sensitivity(preds: Tensor, target: Tensor, task: str, min_sensitivity: float,

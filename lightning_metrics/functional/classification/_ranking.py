@@ -18,17 +18,16 @@ from lightning_metrics.functional.classification._scores import (
     check_ignore_index,
     check_num,
     format_multilabel,
-    validate_multilabel,
 )
 
 _PAIRWISE_BUDGET = 1 << 24  # booleans per chunk of the (rows, labels, labels) comparison
 
 
 def ranking_input(
-    preds: Tensor, target: Tensor, num_labels: int, ignore_index: Optional[int]
+    preds: Tensor, target: Tensor, num_labels: int, ignore_index: Optional[int], validate_args: bool = False
 ) -> tuple[Tensor, Tensor]:
     """(N*, L) sigmoid-normalized scores and targets, ignored entries turned into low-scored negatives."""
-    preds, target, valid = format_multilabel(preds, target, num_labels, ignore_index)
+    preds, target, valid = format_multilabel(preds, target, num_labels, ignore_index, validate_args)
     if valid is not None:
         filler = -4 * num_labels
         preds = torch.where(valid, preds, torch.full((), filler, dtype=preds.dtype, device=preds.device))
@@ -90,11 +89,11 @@ def _ranking_measure(statistic: Callable[..., tuple[Tensor, Tensor]], arguments:
     """The body of the ranking functions (``arguments`` is their ``locals()``): check, one statistic, its mean."""
     preds, target = arguments["preds"], arguments["target"]
     num_labels, ignore_index = arguments["num_labels"], arguments["ignore_index"]
-    if arguments["validate_args"]:
+    validate = arguments["validate_args"]
+    if validate:
         check_num("num_labels", num_labels)
         check_ignore_index(ignore_index)
-        validate_multilabel(preds, target, num_labels, ignore_index)
-    total, count = statistic(*ranking_input(preds, target, num_labels, ignore_index))
+    total, count = statistic(*ranking_input(preds, target, num_labels, ignore_index, validate))
     return total / count
 
 

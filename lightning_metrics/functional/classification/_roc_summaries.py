@@ -11,6 +11,7 @@ from torch import Tensor
 
 from lightning_metrics.functional.classification._core import call_for_task
 from lightning_metrics.functional.classification._curve_functions import Thresholds, curve_function
+from lightning_metrics.functional.classification._task_functions import task_functions
 
 FPR_RANGE = (0.001, 0.1)
 
@@ -61,7 +62,7 @@ def eer(preds: Tensor, target: Tensor, task: str, thresholds: Thresholds = None,
     >>> eer(torch.tensor([0.1, 0.4, 0.35, 0.8]), torch.tensor([0, 0, 1, 1]), task="binary")
     tensor(0.5000)
     """
-    return call_for_task(locals(), {"binary": binary_eer, "multiclass": multiclass_eer, "multilabel": multilabel_eer})
+    return call_for_task(locals(), task_functions(__name__, "eer"))
 
 
 # ---------------------------------------------------------------------------------- LogAUC
@@ -112,5 +113,4 @@ def logauc(preds: Tensor, target: Tensor, task: str, thresholds: Thresholds = No
     >>> logauc(torch.tensor([0.1, 0.4, 0.35, 0.8]), torch.tensor([0, 0, 1, 1]), task="binary")
     tensor(0.5000)
     """
-    return call_for_task(locals(), {"binary": binary_logauc, "multiclass": multiclass_logauc,
-                                    "multilabel": multilabel_logauc})
+    return call_for_task(locals(), task_functions(__name__, "logauc"))

@@ -248,38 +248,49 @@ def normalize_scores(scores: Tensor, kind: Optional[str], valid: Optional[Tensor
     return torch.where(outside.any(), transform(scores), scores)
 
 
-def _labels(target: Tensor) -> Tensor:
-    """Whole-number float targets (e.g. kept for ``BCEWithLogitsLoss``) as integer labels."""
-    return target.long() if target.is_floating_point() else target
+def _labels_and_mask(target: Tensor, ignore_index: int | None) -> tuple[Tensor, Tensor | None]:
+    """The targets as integer labels (whole-number float targets, e.g. kept for ``BCEWithLogitsLoss``,
+    become ``long``) and the valid mask (None when nothing can be ignored), taken before the cast."""
+    valid = None if ignore_index is None else target != ignore_index
+    return (target.long() if target.is_floating_point() else target), valid
+
+
+def _columns(x: Tensor, num: int) -> Tensor:
+    """(N, C, ...) -> (N*, C): one row per sample and position, one column per class or label."""
+    return x.transpose(0, 1).reshape(num, -1).T
 
 
 def format_binary(
-    preds: Tensor, target: Tensor, ignore_index: Optional[int], normalization: Optional[str] = "sigmoid"
+    preds: Tensor, target: Tensor, ignore_index: Optional[int], normalization: Optional[str] = "sigmoid",
+    validate: bool = False,
 ) -> tuple[Tensor, Tensor, Optional[Tensor]]:
-    """Flatten to (N,) scores and targets plus the valid mask (None when nothing can be ignored)."""
-    preds, target = preds.flatten(), target.flatten()
-    valid = None if ignore_index is None else target != ignore_index
-    target = _labels(target)
-    return normalize_scores(preds, normalization, valid), target, valid
+    """Flatten to (N,) scores and targets plus the valid mask (None when nothing can be ignored).
+
+    ``validate=True`` first runs :func:`validate_binary` (likewise for the multiclass and multilabel
+    formats): the first step of every score statistic, functional or modular, takes the metric's
+    ``validate_args``.
+    """
+    if validate:
+        validate_binary(preds, target, ignore_index)
+    target, valid = _labels_and_mask(target.flatten(), ignore_index)
+    return normalize_scores(preds.flatten(), normalization, valid), target, valid
 
 
 def format_multiclass(
-    preds: Tensor, target: Tensor, num_classes: int, ignore_index: Optional[int]
+    preds: Tensor, target: Tensor, num_classes: int, ignore_index: Optional[int], validate: bool = False
 ) -> tuple[Tensor, Tensor, Optional[Tensor]]:
     """(N, C, ...) scores -> (N*, C) softmax-normalized scores, (N*,) targets and the valid row mask."""
-    preds = preds.transpose(0, 1).reshape(num_classes, -1).T
-    target = target.flatten()
-    valid = None if ignore_index is None else target != ignore_index
-    target = _labels(target)
-    return normalize_scores(preds, "softmax", valid), target, valid
+    if validate:
+        validate_multiclass(preds, target, num_classes, ignore_index)
+    target, valid = _labels_and_mask(target.flatten(), ignore_index)
+    return normalize_scores(_columns(preds, num_classes), "softmax", valid), target, valid
 
 
 def format_multilabel(
-    preds: Tensor, target: Tensor, num_labels: int, ignore_index: Optional[int]
+    preds: Tensor, target: Tensor, num_labels: int, ignore_index: Optional[int], validate: bool = False
 ) -> tuple[Tensor, Tensor, Optional[Tensor]]:
     """(N, L, ...) -> (N*, L) sigmoid-normalized scores (decided over all entries), targets and mask."""
-    preds = preds.transpose(0, 1).reshape(num_labels, -1).T
-    target = target.transpose(0, 1).reshape(num_labels, -1).T
-    valid = None if ignore_index is None else target != ignore_index
-    target = _labels(target)
-    return normalize_scores(preds, "sigmoid"), target, valid
+    if validate:
+        validate_multilabel(preds, target, num_labels, ignore_index)
+    target, valid = _labels_and_mask(_columns(target, num_labels), ignore_index)
+    return normalize_scores(_columns(preds, num_labels), "sigmoid"), target, valid

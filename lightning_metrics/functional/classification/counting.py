@@ -21,6 +21,7 @@ from lightning_metrics.functional.classification import _matrix_functions, _rati
 from lightning_metrics.functional.classification._core import call_for_task
 from lightning_metrics.functional.classification._matrix_functions import *  # noqa: F403
 from lightning_metrics.functional.classification._ratio_functions import *  # noqa: F403
+from lightning_metrics.functional.classification._task_functions import task_functions
 
 
 def stat_scores(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
@@ -33,11 +34,7 @@ def stat_scores(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5
     >>> stat_scores(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]), task="multiclass", num_classes=3)
     tensor([3, 1, 7, 1, 4])
     """
-    return call_for_task(locals(), {
-        "binary": binary_stat_scores,
-        "multiclass": multiclass_stat_scores,
-        "multilabel": multilabel_stat_scores,
-    })
+    return call_for_task(locals(), task_functions(__name__, "stat_scores"))
 
 
 def accuracy(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
@@ -50,11 +47,7 @@ def accuracy(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
     >>> accuracy(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]), task="multiclass", num_classes=3)
     tensor(0.7500)
     """
-    return call_for_task(locals(), {
-        "binary": binary_accuracy,
-        "multiclass": multiclass_accuracy,
-        "multilabel": multilabel_accuracy,
-    })
+    return call_for_task(locals(), task_functions(__name__, "accuracy"))
 
 
 def precision(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
@@ -68,11 +61,7 @@ def precision(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
     >>> precision(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]), task="multiclass", num_classes=3)
     tensor(0.7500)
     """
-    return call_for_task(locals(), {
-        "binary": binary_precision,
-        "multiclass": multiclass_precision,
-        "multilabel": multilabel_precision,
-    })
+    return call_for_task(locals(), task_functions(__name__, "precision"))
 
 
 def recall(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
@@ -86,11 +75,7 @@ def recall(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
     >>> recall(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]), task="multiclass", num_classes=3)
     tensor(0.7500)
     """
-    return call_for_task(locals(), {
-        "binary": binary_recall,
-        "multiclass": multiclass_recall,
-        "multilabel": multilabel_recall,
-    })
+    return call_for_task(locals(), task_functions(__name__, "recall"))
 
 
 def f1_score(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
@@ -104,11 +89,7 @@ def f1_score(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
     >>> f1_score(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]), task="multiclass", num_classes=3)
     tensor(0.7500)
     """
-    return call_for_task(locals(), {
-        "binary": binary_f1_score,
-        "multiclass": multiclass_f1_score,
-        "multilabel": multilabel_f1_score,
-    })
+    return call_for_task(locals(), task_functions(__name__, "f1_score"))
 
 
 def fbeta_score(preds: Tensor, target: Tensor, task: str, beta: float = 1.0, threshold: float = 0.5,
@@ -122,11 +103,7 @@ def fbeta_score(preds: Tensor, target: Tensor, task: str, beta: float = 1.0, thr
     >>> fbeta_score(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]), task="multiclass", num_classes=3)
     tensor(0.7500)
     """
-    return call_for_task(locals(), {
-        "binary": binary_fbeta_score,
-        "multiclass": multiclass_fbeta_score,
-        "multilabel": multilabel_fbeta_score,
-    })
+    return call_for_task(locals(), task_functions(__name__, "fbeta_score"))
 
 
 def specificity(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
@@ -139,11 +116,7 @@ def specificity(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5
     >>> specificity(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]), task="multiclass", num_classes=3)
     tensor(0.8750)
     """
-    return call_for_task(locals(), {
-        "binary": binary_specificity,
-        "multiclass": multiclass_specificity,
-        "multilabel": multilabel_specificity,
-    })
+    return call_for_task(locals(), task_functions(__name__, "specificity"))
 
 
 def negative_predictive_value(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
@@ -157,11 +130,7 @@ def negative_predictive_value(preds: Tensor, target: Tensor, task: str, threshol
     >>> negative_predictive_value(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]), task="multiclass", num_classes=3)
     tensor(0.8750)
     """
-    return call_for_task(locals(), {
-        "binary": binary_negative_predictive_value,
-        "multiclass": multiclass_negative_predictive_value,
-        "multilabel": multilabel_negative_predictive_value,
-    })
+    return call_for_task(locals(), task_functions(__name__, "negative_predictive_value"))
 
 
 def hamming_distance(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
@@ -175,11 +144,7 @@ def hamming_distance(preds: Tensor, target: Tensor, task: str, threshold: float 
     >>> hamming_distance(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]), task="multiclass", num_classes=3)
     tensor(0.2500)
     """
-    return call_for_task(locals(), {
-        "binary": binary_hamming_distance,
-        "multiclass": multiclass_hamming_distance,
-        "multilabel": multilabel_hamming_distance,
-    })
+    return call_for_task(locals(), task_functions(__name__, "hamming_distance"))
 
 
 def exact_match(preds: Tensor, target: Tensor, task: str, num_classes: Optional[int] = None,
@@ -191,10 +156,7 @@ def exact_match(preds: Tensor, target: Tensor, task: str, num_classes: Optional[
     >>> exact_match(tensor([[0, 0, 1], [1, 0, 1]]), tensor([[0, 1, 0], [1, 0, 1]]), task="multilabel", num_labels=3)
     tensor(0.5000)
     """
-    return call_for_task(locals(), {
-        "multiclass": multiclass_exact_match,
-        "multilabel": multilabel_exact_match,
-    })
+    return call_for_task(locals(), task_functions(__name__, "exact_match"))
 
 
 def jaccard_index(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
@@ -207,11 +169,7 @@ def jaccard_index(preds: Tensor, target: Tensor, task: str, threshold: float = 0
     >>> jaccard_index(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]), task="multiclass", num_classes=3)
     tensor(0.6667)
     """
-    return call_for_task(locals(), {
-        "binary": binary_jaccard_index,
-        "multiclass": multiclass_jaccard_index,
-        "multilabel": multilabel_jaccard_index,
-    })
+    return call_for_task(locals(), task_functions(__name__, "jaccard_index"))
 
 
 def matthews_corrcoef(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
@@ -223,11 +181,7 @@ def matthews_corrcoef(preds: Tensor, target: Tensor, task: str, threshold: float
     >>> matthews_corrcoef(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]), task="multiclass", num_classes=3)
     tensor(0.7000)
     """
-    return call_for_task(locals(), {
-        "binary": binary_matthews_corrcoef,
-        "multiclass": multiclass_matthews_corrcoef,
-        "multilabel": multilabel_matthews_corrcoef,
-    })
+    return call_for_task(locals(), task_functions(__name__, "matthews_corrcoef"))
 
 
 def cohen_kappa(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
@@ -239,7 +193,7 @@ def cohen_kappa(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5
     >>> cohen_kappa(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]), task="multiclass", num_classes=3)
     tensor(0.6364)
     """
-    return call_for_task(locals(), {"binary": binary_cohen_kappa, "multiclass": multiclass_cohen_kappa})
+    return call_for_task(locals(), task_functions(__name__, "cohen_kappa"))
 
 
 def confusion_matrix(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
@@ -253,11 +207,7 @@ def confusion_matrix(preds: Tensor, target: Tensor, task: str, threshold: float 
     tensor([[0, 0],
             [1, 2]])
     """
-    return call_for_task(locals(), {
-        "binary": binary_confusion_matrix,
-        "multiclass": multiclass_confusion_matrix,
-        "multilabel": multilabel_confusion_matrix,
-    })
+    return call_for_task(locals(), task_functions(__name__, "confusion_matrix"))
 
 
 TASK_FUNCTIONS = [
