@@ -18,6 +18,7 @@ Measures over a whole confusion matrix (MCC, Cohen's kappa, the normalized matri
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 from typing import Callable, NamedTuple, Optional, Sequence
@@ -338,23 +339,23 @@ def _evaluate(plan: _Plan, coefficients: Tensor, stacked: Tensor, requests: Sequ
         stacked = torch.cat([stacked, stacked.sum(-1, keepdim=True)], -1)  # the last column: micro sums
     if stacked.ndim == 2:
         linear = (coefficients @ stacked).float()
+        flags = plan  # the per-measure flags are (M, 1) columns against the (M, C) values
     else:
         linear = torch.tensordot(coefficients, stacked, dims=1).float()
-    rows = (len(requests),) + (1,) * (stacked.ndim - 1)  # a per-measure flag against the values
+        rows = (len(requests),) + (1,) * (stacked.ndim - 1)
+        flags = plan._replace(**{name: getattr(plan, name).view(rows) for name in _FLAGS})
     num, den, seen = linear.unflatten(0, (3, len(requests))).unbind(0)
-    scores = torch.where(den != 0, num / den, plan.zero_division.view(rows))
+    scores = torch.where(den != 0, num / den, flags.zero_division)
     if plan.complements:
-        scores = torch.where(plan.complement.view(rows), 1 - scores, scores)
+        scores = torch.where(flags.complement, 1 - scores, scores)
     if plan.weighted:
-        per_class, seen = scores[..., :classes], seen[..., :classes]
-        weights = torch.where(plan.present.view(rows), seen != 0, seen)
+        per_class, seen = (scores[..., :classes], seen[..., :classes]) if plan.micro else (scores, seen)
+        weights = torch.where(flags.present, seen != 0, seen)
         if plan.uniform_rows:
-            weights = torch.where(plan.uniform.view(rows), 1.0, weights)
+            weights = torch.where(flags.uniform, 1.0, weights)
         total = weights.sum(-1, keepdim=True)
-        guarded = total != 0
-        if plan.unguarded_rows:
-            guarded = guarded | plan.unguarded.view(rows)
-        averaged = torch.where(guarded, weights * per_class / total, 0.0).sum(-1).unbind(0)
+        # no weight at all: 0, or NaN for the measures whose average torchmetrics divides unguarded
+        averaged = torch.where(total != 0, weights * per_class / total, flags.weightless).sum(-1).unbind(0)
     kinds = {
         "binary": lambda: scores[..., 0].unbind(0),
         "micro": lambda: scores[..., -1].unbind(0),
@@ -377,14 +378,18 @@ class _Plan(NamedTuple):
     weighted: bool  # some measure averages per-class values
     complements: bool  # some measure reports 1 - ratio
     uniform_rows: bool  # some measure weighs every class alike
-    unguarded_rows: bool  # some measure's average without any weight is NaN
     coefficients: Tensor  # (3M, 4): numerators, denominators, weight supports of the M measures
     on_confmat: Tensor  # (3M, 5): the same over the basis of a confusion matrix's summary
-    zero_division: Tensor  # (M,) the value of 0/0
-    complement: Tensor  # (M,) report 1 - ratio
-    present: Tensor  # (M,) weight 1 for a class seen, 0 otherwise (multiclass macro)
-    uniform: Tensor  # (M,) weight 1 for every class (macro otherwise)
-    unguarded: Tensor  # (M,) an average without any weight is NaN, not 0
+    # the flags, (M, 1) columns: the value of 0/0; report 1 - ratio; weight 1 for a class seen, 0 otherwise
+    # (multiclass macro); weight 1 for every class (macro otherwise); an average without any weight (0, or NaN)
+    zero_division: Tensor
+    complement: Tensor
+    present: Tensor
+    uniform: Tensor
+    weightless: Tensor
+
+
+_FLAGS = ("zero_division", "complement", "present", "uniform", "weightless")
 
 
 _UNIT = Counts(*torch.eye(4, dtype=torch.float64).unbind(0))  # tp, fp, tn, fn: coefficients of the counts
@@ -437,14 +442,15 @@ def _make_plan(requests: tuple, multiclass: bool, top_k: int, device: torch.devi
         weighted=bool(averages & {"macro", "weighted"}),
         complements=any(complement),
         uniform_rows=any(uniform),
-        unguarded_rows=any(u for u, r in zip(unguarded, requests) if r.average in ("macro", "weighted")),
         coefficients=coefficients.to(device=device, dtype=exact),
         on_confmat=(coefficients @ _COUNTS_ON_CONFMAT).to(device=device, dtype=exact),
-        zero_division=torch.tensor(zero_division, dtype=torch.float32, device=device),
-        complement=torch.tensor(complement, device=device),
-        present=torch.tensor(present, device=device),
-        uniform=torch.tensor(uniform, device=device),
-        unguarded=torch.tensor(unguarded, device=device),
+        zero_division=torch.tensor(zero_division, dtype=torch.float32, device=device).unsqueeze(1),
+        complement=torch.tensor(complement, device=device).unsqueeze(1),
+        present=torch.tensor(present, device=device).unsqueeze(1),
+        uniform=torch.tensor(uniform, device=device).unsqueeze(1),
+        weightless=torch.tensor(
+            [math.nan if u else 0.0 for u in unguarded], dtype=torch.float32, device=device
+        ).unsqueeze(1),
     )
 
 

@@ -145,12 +145,12 @@ def _shifted_update(
         if shift_residual:
             _rebase(state, _KE, _S1E, _S2E, target[0].to(_F64) - preds[0])
     dy = target - state[_KY]  # float64: the shift is a float64 tensor with a dimension
-    sums = [dy.sum(dim=0, keepdim=True), torch.linalg.vecdot(dy, dy, dim=0).unsqueeze(0)]
+    sums = [dy.sum(dim=0, keepdim=True), (dy * dy).sum(dim=0, keepdim=True)]  # a product and a sum: what vecdot runs
     flags = (n, n if (preds.dtype == _F64 or target.dtype == _F64) else 0, n if flattened else 0, 0, 0)
     if shift_residual:
         # in float64 throughout: the residual may sit far from zero too (biased predictions)
         de = dy - (preds - (state[_KY] - state[_KE]))
-        sums = [de.sum(dim=0, keepdim=True), *sums, torch.linalg.vecdot(de, de, dim=0).unsqueeze(0)]
+        sums = [de.sum(dim=0, keepdim=True), *sums, (de * de).sum(dim=0, keepdim=True)]
     else:
         sums.append(_square_sum(difference(target, preds), keepdim=True))
         flags = flags + (0,)  # S1E stays zero: the residual is not shifted
