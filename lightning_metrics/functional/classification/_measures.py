@@ -71,8 +71,8 @@ def _marginals(confmat: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
 def confmat_summary(confmat: Tensor) -> tuple[Tensor, Tensor]:
     """The basis and its Gram matrix of a ``(C, C)`` confusion matrix, from which every per-class count and
     the moments of the marginals are linear or bilinear: ``basis`` stacks the diagonal, the row sums
-    (targets), the column sums (predictions), the total and ones, ``(5, C)`` in an exact float dtype (float64;
-    float32 on MPS), and ``gram = basis @ basis.T``. Computed once per matrix for all its readers
+    (targets), the column sums (predictions) and the total, ``(4, C)`` in an exact float dtype (float64; float32
+    on MPS), and ``gram = basis @ basis.T``. Computed once per matrix for all its readers
     (``derived``): a true positive is the diagonal, a false positive a column sum minus it, and so on.
 
     >>> basis, gram = confmat_summary(torch.tensor([[2, 1], [0, 3]]))
@@ -80,10 +80,9 @@ def confmat_summary(confmat: Tensor) -> tuple[Tensor, Tensor]:
     tensor([[2., 3.],
             [3., 3.],
             [2., 4.],
-            [6., 6.],
-            [1., 1.]], dtype=torch.float64)
-    >>> gram[1, 2].item(), gram[0, 4].item()  # rows·cols and the trace
-    (18.0, 5.0)
+            [6., 6.]], dtype=torch.float64)
+    >>> gram[1, 2].item(), gram[0, 3].item()  # rows·cols and trace * total
+    (18.0, 30.0)
     """
     return derived("confmat_summary", confmat, _summary)
 
@@ -96,10 +95,7 @@ def _summary(confmat: Tensor) -> tuple[Tensor, Tensor]:
 
 def summary_of(diagonal: Tensor, rows: Tensor, cols: Tensor) -> tuple[Tensor, Tensor]:
     """:func:`confmat_summary` of a matrix with this diagonal, row sums and column sums (exact dtype)."""
-    num_classes = rows.shape[0]
-    basis = torch.stack(
-        [diagonal, rows, cols, rows.sum().expand(num_classes), _ones(num_classes, rows.dtype, rows.device)]
-    )
+    basis = torch.stack([diagonal, rows, cols, rows.sum().expand(rows.shape[0])])
     return basis, basis @ basis.T
 
 
@@ -131,29 +127,16 @@ def _agreement(confmat: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
 
 
 def _gram_at(i: int, j: int) -> int:
-    return 5 * i + j  # the basis rows: diagonal 0, rows 1, cols 2, total 3, ones 4
+    return 4 * i + j  # the basis rows: diagonal 0, rows 1, cols 2, total 3
 
 
 # each term a difference of two entries of the flat Gram matrix: diagonal·total = trace * total,
 # rows·total = total^2, rows·cols, cols·cols, rows·rows
-_AGREEMENT = torch.zeros(4, 25, dtype=torch.float64)
+_AGREEMENT = torch.zeros(4, 16, dtype=torch.float64)
 for _row, (_plus, _minus) in enumerate([((0, 3), (1, 2)), ((1, 3), (1, 2)), ((1, 3), (2, 2)), ((1, 3), (1, 1))]):
     _AGREEMENT[_row, _gram_at(*_plus)] += 1
     _AGREEMENT[_row, _gram_at(*_minus)] -= 1
 _AGREEMENT_TERMS: dict = {}
-_ONES: dict = {}
-
-
-def _ones(size: int, dtype: torch.dtype, device: torch.device) -> Tensor:
-    key = (size, dtype, device)
-    ones = _ONES.get(key)
-    if ones is None:
-        if len(_ONES) > 64:
-            _ONES.clear()
-        ones = _ONES[key] = torch.ones(size, dtype=dtype, device=device)
-    return ones
-
-
 def exact_dtype(device: torch.device) -> torch.dtype:
     """The float dtype in which integer counts stay exact (below 2^53; MPS has no float64: below 2^24)."""
     return torch.float32 if device.type == "mps" else torch.float64
@@ -379,7 +362,7 @@ class _Plan(NamedTuple):
     complements: bool  # some measure reports 1 - ratio
     uniform_rows: bool  # some measure weighs every class alike
     coefficients: Tensor  # (3M, 4): numerators, denominators, weight supports of the M measures
-    on_confmat: Tensor  # (3M, 5): the same over the basis of a confusion matrix's summary
+    on_confmat: Tensor  # (3M, 4): the same over the basis of a confusion matrix's summary
     # the flags, (M, 1) columns: the value of 0/0; report 1 - ratio; weight 1 for a class seen, 0 otherwise
     # (multiclass macro); weight 1 for every class (macro otherwise); an average without any weight (0, or NaN)
     zero_division: Tensor
@@ -393,10 +376,10 @@ _FLAGS = ("zero_division", "complement", "present", "uniform", "weightless")
 
 
 _UNIT = Counts(*torch.eye(4, dtype=torch.float64).unbind(0))  # tp, fp, tn, fn: coefficients of the counts
-# the counts over a confusion matrix's summary basis (diagonal, rows, cols, total, ones): tp = diagonal,
+# the counts over a confusion matrix's summary basis (diagonal, rows, cols, total): tp = diagonal,
 # fp = cols - diagonal, tn = total - rows - cols + diagonal, fn = rows - diagonal
 _COUNTS_ON_CONFMAT = torch.tensor(
-    [[1, 0, 0, 0, 0], [-1, 0, 1, 0, 0], [1, -1, -1, 1, 0], [-1, 1, 0, 0, 0]], dtype=torch.float64
+    [[1, 0, 0, 0], [-1, 0, 1, 0], [1, -1, -1, 1], [-1, 1, 0, 0]], dtype=torch.float64
 )
 _PLANS: dict = {}
 
