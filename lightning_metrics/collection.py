@@ -7,7 +7,7 @@ so two metrics that differ only in, say, their threshold never share.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from copy import deepcopy
 from typing import Any, Hashable, Iterable, Iterator, Optional, Sequence, Union
 
@@ -214,8 +214,10 @@ class MetricCollection(nn.ModuleDict):
         values: dict[str, Any] = {}
         groups = self._group_metrics()
         # every member of all but the last group: a member forwarded alone may change its own states
-        # members of a group read the same batch statistic: what they derive from it alike is shared
-        with self._rollback_on_error([m for g in groups[:-1] for m in g]), shared_derivations():
+        # (one group rolls itself back); members of a group read the same batch statistic: what they derive
+        # from it alike is shared
+        earlier = [m for g in groups[:-1] for m in g]
+        with self._rollback_on_error(earlier) if earlier else nullcontext(), shared_derivations():
             for names, group in zip(self._groups.values(), groups):
                 values.update(zip(names, _forward_group(group, args, kwargs)))
         return self._flatten({name: values[name] for name in self._modules})
@@ -332,6 +334,8 @@ class MetricCollection(nn.ModuleDict):
         return {k: m.metric_state for k, m in self.items(keep_base=False)}
 
     def _flatten(self, values: dict[str, Any]) -> dict[str, Any]:
+        if self.prefix is None and self.postfix is None and not any(isinstance(v, dict) for v in values.values()):
+            return values  # plain names, nothing nested
         nested_keys = [k for v in values.values() if isinstance(v, dict) for k in v]
         clash = len(nested_keys) != len(set(nested_keys)) or bool(set(nested_keys) & set(values))
         flat: dict[str, Any] = {}

@@ -135,3 +135,23 @@ def test_forward_of_a_large_matrix_reads_its_marginals_off_the_batch(monkeypatch
     assert summed == []  # the batch's summary came from its codes, not from sums over the matrix
     collection.compute()
     assert summed == [1]  # the accumulated matrix is summed once for all the members
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), requests=_requests, num_classes=st.sampled_from([1, 2, 5, 24, 25, 31]))
+def test_measures_off_a_matrix_summary_equal_the_counts(data: st.DataObject, requests: list, num_classes: int) -> None:
+    """Off a confusion matrix's summary (a 0/1 selection product up to 24 classes, sums above), every measure
+    equals the one of the matrix's per-class counts, and the summary is the same either way."""
+    from lightning_metrics.functional.classification import _measures as measures
+
+    cells = num_classes * num_classes
+    confmat = torch.tensor(data.draw(st.lists(st.integers(0, 5), min_size=cells, max_size=cells))).view(num_classes, -1)
+    basis, gram = measures._summary(confmat)
+    f64 = torch.float64
+    by_sums = measures.summary_of(confmat.diagonal().to(f64), confmat.sum(1, dtype=f64), confmat.sum(0, dtype=f64))
+    assert torch.equal(basis, by_sums[0]) and torch.equal(gram, by_sums[1])
+    counts = Counts.from_confmat(confmat)
+    for request, value in zip(requests, measures.confmat_measures(confmat, requests)):
+        alone = reduce_measure(request.name, counts, request.average, multiclass=True,
+                               zero_division=request.zero_division, beta=request.beta)
+        torch.testing.assert_close(value, alone, rtol=1e-6, atol=1e-7, equal_nan=True, msg=str(request))

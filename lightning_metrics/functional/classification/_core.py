@@ -90,19 +90,14 @@ class Reduction:
 
 def reduce_together(
     spec: CountSpec, states: dict[str, Tensor], reductions: list[Reduction]
-) -> tuple[list[Tensor], set[int]]:
+) -> tuple[list[Tensor], frozenset[int]]:
     """The values of several reductions of one statistic, each equal to ``reduction(spec, states)``: the
     count-ratio measures among them in one :func:`reduce_measures` pass, the others one by one. Also the
     indices of the values made together: new tensors that nothing else holds (distinct elements of one
     result, or a whole-matrix measure's new value), which the caller need not copy."""
-    joined = [i for i, r in enumerate(reductions) if r.joins(spec)]
+    joined, requests, made_together = _together(spec, reductions)
     values: list = [None] * len(reductions)
-    if len(joined) > 1:
-        binary = spec.task == "binary"
-        requests = [
-            MeasureRequest(r.measure, "binary" if binary else r.average, r.zero_division, r.beta)
-            for r in map(reductions.__getitem__, joined)
-        ]
+    if joined:
         if spec.kind == "confmat" and spec.task == "multiclass" and not spec.samplewise:
             # off the matrix's summary, which its MCC and Cohen's kappa read too: no per-class counts made
             together = confmat_measures(states["confmat"], requests, top_k=spec.top_k)
@@ -111,11 +106,34 @@ def reduce_together(
             together = reduce_measures(counts, requests, multiclass=spec.task == "multiclass", top_k=spec.top_k)
         for i, value in zip(joined, together):
             values[i] = value
-    else:
-        joined = []
     values = [reduction(spec, states) if value is None else value for reduction, value in zip(reductions, values)]
-    fresh = {i for i, r in enumerate(reductions) if r.measure in _FRESH_VALUES}
-    return values, set(joined) | fresh
+    return values, made_together
+
+
+def _together(spec: CountSpec, reductions: list[Reduction]) -> tuple[tuple[int, ...], tuple, frozenset[int]]:
+    """Which of ``reductions`` join one pass, their requests, and the indices of the new values; the same
+    objects (a collection's members, on every ``forward``) are answered from a cache."""
+    key = (id(spec), *map(id, reductions))
+    hit = _TOGETHER.get(key)
+    if hit is not None and hit[0] is spec and all(a is b for a, b in zip(hit[1], reductions)):
+        return hit[2]
+    joined = tuple(i for i, r in enumerate(reductions) if r.joins(spec))
+    if len(joined) < 2:
+        joined = ()
+    binary = spec.task == "binary"
+    requests = tuple(
+        MeasureRequest(r.measure, "binary" if binary else r.average, r.zero_division, r.beta)
+        for r in map(reductions.__getitem__, joined)
+    )
+    made_together = frozenset(joined) | {i for i, r in enumerate(reductions) if r.measure in _FRESH_VALUES}
+    if len(_TOGETHER) > 256:
+        _TOGETHER.clear()
+    # the entry holds the spec and the reductions, so their ids are not reused while it lives
+    _TOGETHER[key] = (spec, tuple(reductions), (joined, requests, made_together))
+    return joined, requests, made_together
+
+
+_TOGETHER: dict = {}
 
 
 # whole-matrix measures whose value is always a new tensor, computed from the states (never one of them)

@@ -88,9 +88,36 @@ def confmat_summary(confmat: Tensor) -> tuple[Tensor, Tensor]:
 
 
 def _summary(confmat: Tensor) -> tuple[Tensor, Tensor]:
-    exact = exact_dtype(confmat.device)
-    # integer sums below 2^53 are exact in float64
+    exact = exact_dtype(confmat.device)  # integer sums below 2^53 are exact in float64
+    num_classes = confmat.shape[0]
+    if num_classes <= _SELECTED_UP_TO:  # a small matrix: the basis is one product with a 0/1 selection
+        basis = (_selection(num_classes, exact, confmat.device) @ confmat.reshape(-1).to(exact)).view(4, num_classes)
+        return basis, basis @ basis.T
     return summary_of(confmat.diagonal().to(exact), confmat.sum(1, dtype=exact), confmat.sum(0, dtype=exact))
+
+
+_SELECTED_UP_TO = 24  # classes: a selection of 4C x C^2 entries stays below 2^16
+_SELECTIONS: dict = {}
+
+
+def _selection(num_classes: int, dtype: torch.dtype, device: torch.device) -> Tensor:
+    """The ``(4C, C^2)`` 0/1 matrix that maps a flat ``(C, C)`` matrix to its diagonal, row sums, column sums
+    and total (repeated C times): the summary basis."""
+    key = (num_classes, dtype, device)
+    selection = _SELECTIONS.get(key)
+    if selection is None:
+        c = num_classes
+        eye = torch.eye(c, dtype=dtype)
+        diagonal = torch.zeros(c, c, c, dtype=dtype)
+        diagonal[torch.arange(c), torch.arange(c), torch.arange(c)] = 1  # class i picks entry (i, i)
+        rows = eye.unsqueeze(2).expand(c, c, c)  # class i sums entries (i, j)
+        cols = eye.unsqueeze(1).expand(c, c, c)  # class i sums entries (j, i)
+        total = torch.ones(c, c, c, dtype=dtype)
+        selection = torch.cat([diagonal, rows, cols, total]).reshape(4 * c, c * c).to(device)
+        if len(_SELECTIONS) > 64:
+            _SELECTIONS.clear()
+        _SELECTIONS[key] = selection
+    return selection
 
 
 def summary_of(diagonal: Tensor, rows: Tensor, cols: Tensor) -> tuple[Tensor, Tensor]:
@@ -481,8 +508,10 @@ def matthews_corrcoef(confmat: Tensor) -> Tensor:
     confmat = confmat.sum(0) if confmat.ndim == 3 else confmat
     numerator, _, by_cols, by_rows = confmat_agreement(confmat)
     denominator = by_cols * by_rows
-    if confmat.numel() != 4:  # 0 without a denominator, and no host sync
-        return torch.where(denominator != 0, numerator / denominator.sqrt(), 0.0).float()
+    if confmat.numel() != 4:
+        # 0 without a denominator, and no host sync: a zero denominator (all targets, or all predictions, in one
+        # class) has a zero numerator, so the quotient is NaN exactly there
+        return (numerator / denominator.sqrt()).nan_to_num_(0.0).float()
     one = torch.ones((), dtype=torch.float32, device=confmat.device)
     tn, fp, fn, tp = (int(v) for v in confmat.reshape(-1).tolist())
     if tp + tn != 0 and fp + fn == 0:
