@@ -354,13 +354,14 @@ def _evaluate(plan: _Plan, coefficients: Tensor, stacked: Tensor, requests: Sequ
         linear = torch.tensordot(coefficients, stacked, dims=1).float()
         rows = (len(requests),) + (1,) * (stacked.ndim - 1)
         flags = plan._replace(**{name: getattr(plan, name).view(rows) for name in _FLAGS})
-    num, den, seen = linear.unflatten(0, (3, len(requests))).unbind(0)
+    num, den, seen = linear.view(3, len(requests), *linear.shape[1:]).unbind(0)
     scores = torch.where(den != 0, num / den, flags.zero_division)
     if plan.complements:
         scores = torch.where(flags.complement, 1 - scores, scores)
     if plan.weighted:
         per_class, seen = (scores[..., :classes], seen[..., :classes]) if plan.micro else (scores, seen)
-        weights = torch.where(flags.present, seen != 0, seen)
+        # weight 1 for a class seen (as a bool: the same products and sums), else the support
+        weights = seen != 0 if plan.all_present else torch.where(flags.present, seen != 0, seen)
         if plan.uniform_rows:
             weights = torch.where(flags.uniform, 1.0, weights)
         total = weights.sum(-1, keepdim=True)
@@ -388,6 +389,7 @@ class _Plan(NamedTuple):
     weighted: bool  # some measure averages per-class values
     complements: bool  # some measure reports 1 - ratio
     uniform_rows: bool  # some measure weighs every class alike
+    all_present: bool  # every measure weighs a class seen 1, one never seen 0 (multiclass macro)
     coefficients: Tensor  # (3M, 4): numerators, denominators, weight supports of the M measures
     on_confmat: Tensor  # (3M, 4): the same over the basis of a confusion matrix's summary
     # the flags, (M, 1) columns: the value of 0/0; report 1 - ratio; weight 1 for a class seen, 0 otherwise
@@ -452,6 +454,7 @@ def _make_plan(requests: tuple, multiclass: bool, top_k: int, device: torch.devi
         weighted=bool(averages & {"macro", "weighted"}),
         complements=any(complement),
         uniform_rows=any(uniform),
+        all_present=all(present),
         coefficients=coefficients.to(device=device, dtype=exact),
         on_confmat=(coefficients @ _COUNTS_ON_CONFMAT).to(device=device, dtype=exact),
         zero_division=torch.tensor(zero_division, dtype=torch.float32, device=device).unsqueeze(1),
