@@ -144,10 +144,12 @@ class CountingMetric(Metric):
         if not self._splits_update():
             return None  # a subclass with its own update
         increment = self._spec.batch(preds, target, increment=True)
-        # the batch's confusion matrix for its values; the state takes the codes (a scatter, not a C^2 sum)
+        # the batch's confusion matrix for its values; the state takes the codes (a scatter, not a C^2 sum),
+        # or the matrix itself when it has no more bins than the batch has codes
         batch = {n: v.dense_confmat() if isinstance(v, Codes) else v for n, v in increment.items()}
+        adds = {n: batch[n] if isinstance(v, Codes) and not v.scatters() else v for n, v in increment.items()}
         states = {n: [v] if isinstance(self._defaults[n], list) else v for n, v in batch.items()}
-        return states, self._committer(lambda: self._add_batch(increment))
+        return states, self._committer(lambda: self._add_batch(adds))
 
     def _prepared_update(self, preds: Tensor, target: Tensor) -> Any:
         if not self._splits_update():

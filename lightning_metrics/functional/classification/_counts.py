@@ -91,6 +91,11 @@ class Codes(NamedTuple):
         else:  # accumulating index_put is deterministic on accelerators (integer sums are exact anyway)
             state.view(-1).index_put_((self.codes,), weights, accumulate=True)
 
+    def scatters(self) -> bool:
+        """Whether the histogram has more bins than the batch has codes: added by scattering the codes, rather
+        than as the dense histogram."""
+        return math.prod(self.shape) > self.codes.numel()
+
     def dense(self) -> Tensor:
         out = torch.zeros(self.shape, dtype=_LONG, device=self.codes.device)
         self.add_to(out)
