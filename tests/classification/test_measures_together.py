@@ -103,7 +103,7 @@ def test_collection_forward_reads_the_ratio_measures_together(kw: dict) -> None:
 def test_forward_of_a_large_matrix_reads_its_marginals_off_the_batch(monkeypatch, ignore_index) -> None:
     """A confusion matrix far larger than its batch (C^2 bins, few samples): forward counts the row and column
     sums from the batch's codes instead of summing the matrix, with the same values as fresh metrics."""
-    import lightning_metrics.functional.classification._measures as measures
+    import lightning_metrics.functional.classification._matrix_measures as measures
 
     summed = []
     summary = measures._summary
@@ -142,13 +142,14 @@ def test_forward_of_a_large_matrix_reads_its_marginals_off_the_batch(monkeypatch
 def test_measures_off_a_matrix_summary_equal_the_counts(data: st.DataObject, requests: list, num_classes: int) -> None:
     """Off a confusion matrix's summary (a 0/1 selection product up to 24 classes, sums above), every measure
     equals the one of the matrix's per-class counts, and the summary is the same either way."""
+    from lightning_metrics.functional.classification import _matrix_measures as matrix
     from lightning_metrics.functional.classification import _measures as measures
 
     cells = num_classes * num_classes
     confmat = torch.tensor(data.draw(st.lists(st.integers(0, 5), min_size=cells, max_size=cells))).view(num_classes, -1)
-    basis, gram = measures._summary(confmat)
+    basis, gram = matrix._summary(confmat)
     f64 = torch.float64
-    by_sums = measures.summary_of(confmat.diagonal().to(f64), confmat.sum(1, dtype=f64), confmat.sum(0, dtype=f64))
+    by_sums = matrix.summary_of(confmat.diagonal().to(f64), confmat.sum(1, dtype=f64), confmat.sum(0, dtype=f64))
     assert torch.equal(basis, by_sums[0]) and torch.equal(gram, by_sums[1])
     counts = Counts.from_confmat(confmat)
     for request, value in zip(requests, measures.confmat_measures(confmat, requests)):

@@ -17,13 +17,15 @@ from torch import Tensor
 from lightning_metrics.functional.classification import _inputs
 from lightning_metrics.functional.classification._counts import CountSpec
 from lightning_metrics.functional.classification._inputs import check_task
+from lightning_metrics.functional.classification._matrix_measures import (
+    cohen_kappa,
+    matthews_corrcoef,
+    normalize_confmat,
+)
 from lightning_metrics.functional.classification._measures import (
     MEASURES,
     MeasureRequest,
-    cohen_kappa,
     confmat_measures,
-    matthews_corrcoef,
-    normalize_confmat,
     reduce_measure,
     reduce_measures,
     reduce_stat_scores,

@@ -34,7 +34,7 @@ from typing import Any, NamedTuple, Optional
 import torch
 from torch import Tensor
 
-from lightning_metrics.functional.classification import _inputs, _measures
+from lightning_metrics.functional.classification import _inputs, _matrix_measures
 from lightning_metrics.functional.classification._measures import Counts, samples_row_values
 from lightning_metrics.utilities import memo
 from lightning_metrics.utilities.memo import derived
@@ -108,13 +108,13 @@ class Codes(NamedTuple):
         out = self.dense()
         num_classes = self.shape[1]
         if num_classes * num_classes > _SUMMARY_FROM_CODES * self.codes.numel() and memo.scope_open():
-            exact = _measures.exact_dtype(out.device)
+            exact = _matrix_measures.exact_dtype(out.device)
             target = self.codes.div(num_classes, rounding_mode="floor")
             weights = self.weights.to(exact)
             rows = torch.zeros(num_classes, dtype=exact, device=out.device).index_add_(0, target, weights)
             cols = torch.zeros(num_classes, dtype=exact, device=out.device)
             cols.index_add_(0, self.codes - target * num_classes, weights)
-            _measures.seed_summary(out, out.diagonal().to(exact), rows, cols)
+            _matrix_measures.seed_summary(out, out.diagonal().to(exact), rows, cols)
         return out
 
 
