@@ -110,10 +110,11 @@ class Codes(NamedTuple):
         if num_classes * num_classes > _SUMMARY_FROM_CODES * self.codes.numel() and memo.scope_open():
             exact = _matrix_measures.exact_dtype(out.device)
             target = self.codes.div(num_classes, rounding_mode="floor")
-            weights = self.weights.to(exact)
-            rows = torch.zeros(num_classes, dtype=exact, device=out.device).index_add_(0, target, weights)
-            cols = torch.zeros(num_classes, dtype=exact, device=out.device)
-            cols.index_add_(0, self.codes - target * num_classes, weights)
+            rows = torch.zeros(num_classes, dtype=exact, device=out.device)
+            cols = torch.zeros_like(rows)
+            # the same scatter as the state's (deterministic on accelerators too)
+            Codes(target, self.weights, (num_classes,)).add_to(rows)
+            Codes(self.codes - target * num_classes, self.weights, (num_classes,)).add_to(cols)
             _matrix_measures.seed_summary(out, out.diagonal().to(exact), rows, cols)
         return out
 
