@@ -27,7 +27,6 @@ from lightning_metrics.metric import Metric
 from lightning_metrics.utilities import dim_zero_cat
 
 
-_SPECS: dict[CountSpec, CountSpec] = {}
 _TORCHMETRICS_COUNT_STATES = frozenset({"tp", "fp", "tn", "fn", "confmat"})
 
 # The statistics of multiclass top-1 global inputs, each covering the ones before it: right labels and
@@ -48,9 +47,7 @@ class CountingMetric(Metric):
     plot_upper_bound: Optional[float] = 1.0
 
     def _setup(self, spec: CountSpec, reduction: Reduction) -> None:
-        self._spec = _SPECS.setdefault(spec, spec)  # one object per statistic: a group's members compare by identity
-        if len(_SPECS) > 1024:  # a long-lived process that builds many different metrics
-            _SPECS.clear()
+        self._spec = spec
         self._reduction = reduction
         for name, (default, reduce_fx) in spec.defaults().items():
             self.add_state(name, default, dist_reduce_fx=reduce_fx)
@@ -190,13 +187,10 @@ class CountingMetric(Metric):
                 return True
             return False
 
-        finished = []
-        for i, (m, value) in enumerate(zip(members, values)):
-            if i in made_together and isinstance(value, Tensor) and value.ndim == 0 and not value.requires_grad:
-                finished.append(value)  # a new scalar: nothing to squeeze, detach or copy
-            else:
-                finished.append(_finished(value, m.is_differentiable is False, (lambda t: True) if i in made_together else owned))
-        return finished
+        return [
+            _finished(value, m.is_differentiable is False, (lambda t: True) if i in made_together else owned)
+            for i, (m, value) in enumerate(zip(members, values))
+        ]
 
     def _reads_batch(self, spec: CountSpec) -> bool:
         """Whether this metric's batch value is its reduction of ``spec``'s batch states (``_batch_value_fn``)."""

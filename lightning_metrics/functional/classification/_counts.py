@@ -132,8 +132,6 @@ def confmat_codes(target: Tensor, pred: Tensor, valid: Optional[Tensor], num_cla
     return Codes(torch.where(valid, codes, 0), valid.long(), shape)
 
 
-
-
 def label_counts(
     target: Tensor, pred: Tensor, valid: Optional[Tensor], num_classes: int, num_groups: int = 1
 ) -> Tensor:

@@ -80,8 +80,7 @@ def summary_of(diagonal: Tensor, rows: Tensor, cols: Tensor) -> tuple[Tensor, Te
 def seed_summary(confmat: Tensor, diagonal: Tensor, rows: Tensor, cols: Tensor) -> None:
     """Give the readers of ``confmat`` in an open ``shared_derivations`` scope its summary from marginals that
     its maker counted more cheaply than two passes over the matrix (a no-op outside a scope)."""
-    if memo.scope_open():
-        memo.seed("confmat_summary", confmat, summary_of(diagonal, rows, cols))
+    memo.seed("confmat_summary", confmat, summary_of(diagonal, rows, cols))
 
 
 def confmat_agreement(confmat: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
@@ -185,12 +184,7 @@ def cohen_kappa(confmat: Tensor, weights: Optional[str] = None) -> Tensor:
     expected = cm.sum(1, keepdim=True) @ cm.sum(0, keepdim=True) / cm.sum()
     idx = torch.arange(num_classes, device=cm.device, dtype=cm.dtype)
     distance = (idx.unsqueeze(1) - idx.unsqueeze(0)).abs()
-    if weights == "linear":
-        w = distance
-    elif weights == "quadratic":
-        w = distance**2
-    else:
-        w = (distance != 0).to(cm.dtype)
+    w = distance if weights == "linear" else distance**2
     return 1 - (w * cm).sum() / (w * expected).sum()
 
 
