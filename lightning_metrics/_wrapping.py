@@ -37,8 +37,11 @@ def _wrap_update(update: Callable) -> Callable:
         attrs["_computed"] = None
         attrs["_update_count"] += 1
         try:
-            with torch.set_grad_enabled(attrs["_enable_grad"]):
+            if torch.is_grad_enabled() is attrs["_enable_grad"]:  # the mode is right already: no context to enter
                 update(self, *args, **kwargs)
+            else:
+                with torch.set_grad_enabled(attrs["_enable_grad"]):
+                    update(self, *args, **kwargs)
         except BaseException as err:
             # Roll back reassigned states and appended list items: a rejected batch leaves no trace.
             attrs["_update_count"] -= 1

@@ -560,7 +560,14 @@ class Metric(MetricArithmetic, MetricStateIO, PreparedUpdates, nn.Module):
             self.unsync(should_unsync=self._is_synced and should_unsync)
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name in _CONSTANT_ATTRIBUTES and "_defaults" in self.__dict__:
+        attrs = self.__dict__
+        defaults = attrs.get("_defaults")
+        if defaults is not None and name in defaults and value.__class__ in (Tensor, list):
+            # a state is a plain attribute (never a parameter, buffer or module): what nn.Module's
+            # __setattr__ would end up doing, without its checks, on every update's reassignment
+            attrs[name] = value
+            return
+        if name in _CONSTANT_ATTRIBUTES and defaults is not None:
             raise RuntimeError(f"Can't change const `{name}`.")
         super().__setattr__(name, value)
 
