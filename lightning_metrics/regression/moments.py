@@ -133,8 +133,6 @@ class _MomentMetric(Metric):
     @property
     def statistic_spec(self) -> Hashable | None:
         """Equal for every moment metric with the same initial width and statistic: they share one ``update``."""
-        if self._statistic is st.MOMENTS:
-            return ("regression_moments", self._initial_columns)
         return ("regression_" + self._statistic.name, self._initial_columns)
 
     @property

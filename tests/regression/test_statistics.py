@@ -127,6 +127,10 @@ def test_lone_statistics_are_accurate_at_a_large_offset(order):
         lm.R2Score: 1 - (resid**2).sum() / sst,
         lm.ExplainedVariance: 1 - ((resid - resid.mean()) ** 2).sum() / sst,
         lm.RelativeSquaredError: (resid**2).sum() / sst,
+        lm.PearsonCorrCoef: np.corrcoef(p, t)[0, 1],
+        # Lin's concordance with unbiased variances, as torchmetrics
+        lm.ConcordanceCorrCoef: 2 * np.cov(p, t)[0, 1] / (p.var(ddof=1) + t.var(ddof=1) + (p.mean() - t.mean()) ** 2),
+        lm.NormalizedRootMeanSquaredError: np.sqrt((resid**2).mean()) / t.mean(),
     }
     for cls, value in ref.items():
         metric, left, right = cls(), cls(), cls()
@@ -144,7 +148,7 @@ def test_merging_shifted_sums_with_empty_and_distant_sides():
     gen = torch.Generator().manual_seed(3)
     parts = [1e6 + torch.randn(50, 2, generator=gen, dtype=torch.float64) * s for s in (1.0, 3.0)]
     parts.insert(1, torch.empty(0, 2, dtype=torch.float64))
-    for level in (st.R2, st.TARGET_RESIDUAL):
+    for level in (st.R2, st.TARGET_RESIDUAL, st.MOMENTS):
         states = [level.update(level.empty(2), x - 0.5, x) for x in parts]
         merged = st.lift(level.merge(torch.stack(states)), level)
         whole = torch.cat(parts)

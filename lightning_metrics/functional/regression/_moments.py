@@ -81,35 +81,6 @@ def batch_moments(preds: Tensor, target: Tensor, flattened: bool = False) -> Ten
     )
 
 
-def update_moments(state: Tensor, preds: Tensor, target: Tensor, flattened: bool = False) -> Tensor:
-    """``merge_pair(state, batch_moments(preds, target))`` in fewer kernels: the hot path of ``update``.
-
-    The batch count is a Python int, so the Chan weights need no extra tensors.
-    """
-    n_batch, d = preds.shape
-    if n_batch == 0:
-        return state
-    if state.shape[1] != d:  # widen an empty single-column state, or reject a column change
-        state = merge_pair(state, empty_moments(d, device=state.device))
-    means, comoments, mins, maxs = _batch_statistics(preds, target)
-    n_state = state[_COUNT : _COUNT + 1]
-    total = n_state + n_batch
-    delta = means - state[_MEANS]
-    weight = n_batch / total
-    outer = (delta.unsqueeze(1) * delta.unsqueeze(0)).reshape(_NUM_VARS * _NUM_VARS, d)
-    return torch.cat(
-        [
-            total,
-            state[_MEANS] + delta * weight,
-            state[_COMOMENTS] + comoments + outer * (n_state * weight),
-            torch.minimum(state[_MINS], mins),
-            torch.maximum(state[_MAXS], maxs),
-            torch.maximum(state[_SAW_FLOAT64:], _flags(preds, target, flattened)),
-        ],
-        dim=0,
-    )
-
-
 def merge_moments(stacked: Tensor) -> Tensor:
     """Chan merge of moment tensors stacked along dim 0: ``(k, NUM_ROWS, d) -> (NUM_ROWS, d)``.
 

@@ -8,12 +8,14 @@ members to the largest level among them, so they share one state and one update)
   ``y - K_y`` and of its square, and ``sum e^2``;
 - ``TARGET_RESIDUAL`` (explained variance alone): as ``R2``, with the residual summed around a shift
   ``K_e`` too;
-- ``MOMENTS`` (NRMSE, Pearson, concordance, and any collection that has one of them): the Chan moments
-  of (x, y, e) of :mod:`._moments`.
+- ``MOMENTS`` (NRMSE, Pearson, concordance, and any collection that has one of them): the first and
+  second moments of (x, y, e) and the extremes of x and y, as sums around the shifts ``K_x``, ``K_y``
+  (``K_e = K_y - K_x``): count, the sums of the shifted values, of their squares and of ``x y``, and
+  the shifted extremes.
 
 (``x = preds``, ``y = target``, ``e = target - preds``.) The sums are additive, so an update is a handful
 of kernels. They stay accurate at any offset: ``sum e^2`` adds non-negative terms, and ``y`` is summed
-around a shift ``K_y`` that is one of its own observations (the first one seen), so that
+around a shift ``K_y`` (``x`` around ``K_x``) that is one of its own observations (the first one seen), so that
 ``|mean - K_y| <= sqrt(n - 1) * std`` (Samuelson) bounds the cancellation in ``S2 - S1^2 / n`` to about
 ``n * eps`` of float64, and to a few ``eps`` in practice. :func:`lift` rebuilds the moment layout from any
 level, so every measure is written once, over moments.
@@ -192,7 +194,7 @@ def lift(state: Tensor, statistic: Statistic) -> Tensor:
     Rows a level does not keep are left as in empty moments (zero, or the infinite extremes).
     """
     if statistic.level == MOMENTS.level:
-        return state
+        return _lift_joint(state)
     d = state.shape[1]
     m = mo.empty_moments(d, device=state.device)
     n = state[_COUNT]
@@ -213,18 +215,113 @@ def lift(state: Tensor, statistic: Statistic) -> Tensor:
 SSE = Statistic(0, "sse", _empty_sse, _update_sse, _merge_sse)
 R2 = Statistic(1, "target_sums", _empty_sums, _update_target_sums, _merge_sums)
 TARGET_RESIDUAL = Statistic(2, "target_residual_sums", _empty_sums, _update_target_residual_sums, _merge_sums)
-def _update_moments(state: Tensor, preds: Tensor, target: Tensor, flattened: bool = False, fresh: bool = True) -> Tensor:
-    return mo.update_moments(state, preds, target, flattened)
+# ------------------------------------------------------------------ MOMENTS: shifted sums of (x, y, e)
+# rows after the three count rows: the shifts K_x and K_y (the residual's is K_y - K_x), the sums of
+# x - K_x, y - K_y and e - (K_y - K_x), of their squares, of (x - K_x)(y - K_y), and the extremes of
+# x - K_x and y - K_y (their minimums, then their maximums)
+_JKX, _JKY = 3, 4
+_JS1, _JS2, _JSXY = slice(5, 8), slice(8, 11), 11
+_JMIN, _JMAX = slice(12, 14), slice(14, 16)
+_JOINT_ROWS = 16
 
 
-MOMENTS = Statistic(3, "moments", mo.empty_moments, _update_moments, mo.merge_moments)
+def _empty_joint(num_columns: int = 1, device: Optional[torch.device] = None) -> Tensor:
+    state = torch.zeros(_JOINT_ROWS, num_columns, dtype=_F64, device=device)
+    state[_JMIN] = float("inf")
+    state[_JMAX] = float("-inf")
+    return state
+
+
+def _rebased(state: Tensor, shift: Tensor) -> Tensor:
+    """``state`` (``(..., 16, d)``) re-expressed around the shifts ``shift`` (``(..., 2, d)``, x then y)."""
+    n = state[..., _COUNT : _COUNT + 1, :]
+    moved = state[..., _JKX : _JKY + 1, :] - shift  # old shift - new shift: what each shifted value gains
+    delta = torch.cat([moved, moved[..., 1:, :] - moved[..., :1, :]], dim=-2)  # x, y, e
+    s1 = state[..., _JS1, :]
+    out = state.clone()
+    out[..., _JKX : _JKY + 1, :] = shift
+    out[..., _JS1, :] = s1 + n * delta
+    out[..., _JS2, :] = state[..., _JS2, :] + 2 * delta * s1 + n * delta**2
+    dx, dy = moved[..., 0, :], moved[..., 1, :]
+    out[..., _JSXY, :] = state[..., _JSXY, :] + dx * s1[..., 1, :] + dy * s1[..., 0, :] + n[..., 0, :] * dx * dy
+    out[..., _JMIN, :] = state[..., _JMIN, :] + moved
+    out[..., _JMAX, :] = state[..., _JMAX, :] + moved
+    return out
+
+
+def _update_joint(state: Tensor, preds: Tensor, target: Tensor, flattened: bool = False, fresh: bool = True) -> Tensor:
+    n, d = preds.shape
+    if n == 0:
+        return state
+    if state.shape[1] != d:
+        state = _check_width(state, d, _empty_joint)
+    if fresh:  # the shifts become this batch's first observation (any sums are re-expressed around it)
+        state = _rebased(state, torch.stack([preds[0], target[0]]).to(_F64))
+    dx = preds - state[_JKX]  # float64: the shifts are float64 rows
+    dy = target - state[_JKY]
+    shifted = torch.stack([dx, dy, dy - dx])  # (3, n, d): x, y and e around their shifts
+    if shifted.requires_grad:  # torch before 2.5 has no derivative for aminmax
+        low, high = shifted[:2].amin(dim=1), shifted[:2].amax(dim=1)
+    else:
+        low, high = torch.aminmax(shifted[:2], dim=1)
+    flags = (n, n if (preds.dtype == _F64 or target.dtype == _F64) else 0, n if flattened else 0, 0, 0)
+    increment = torch.cat(
+        [
+            _head(flags, state.device).expand(-1, d),
+            shifted.sum(dim=1),
+            (shifted * shifted).sum(dim=1),
+            (dx * dy).sum(dim=0, keepdim=True),
+        ]
+    )
+    return torch.cat(
+        [state[: _JMIN.start] + increment, torch.minimum(state[_JMIN], low), torch.maximum(state[_JMAX], high)]
+    )
+
+
+def _merge_joint(stacked: Tensor) -> Tensor:
+    """Rebase every side onto the shifts of the first side with data, then add (extremes: min and max)."""
+    stacked = stacked.to(_F64)
+    seen = stacked[:, _COUNT] > 0  # (k, d)
+    first = seen.to(torch.int8).argmax(dim=0)  # (d,); 0 when nothing was seen
+    shift = stacked[:, _JKX : _JKY + 1].gather(0, first.expand(1, 2, -1))  # (1, 2, d)
+    rebased = _rebased(stacked, shift)
+    out = rebased.sum(dim=0)
+    out[_JKX : _JKY + 1] = shift[0]
+    present = seen.unsqueeze(1)  # sides without data (zero padding too) are neutral
+    out[_JMIN] = torch.where(present, rebased[:, _JMIN], float("inf")).amin(dim=0)
+    out[_JMAX] = torch.where(present, rebased[:, _JMAX], float("-inf")).amax(dim=0)
+    return out
+
+
+def _lift_joint(state: Tensor) -> Tensor:
+    d = state.shape[1]
+    m = mo.empty_moments(d, device=state.device)
+    n = state[_COUNT]
+    seen = n > 0
+    safe_n = torch.where(seen, n, torch.ones_like(n))
+    kx, ky = state[_JKX], state[_JKY]
+    s1 = state[_JS1]
+    means = torch.stack([kx, ky, ky - kx]) + s1 / safe_n
+    m[mo._COUNT] = n
+    m[mo._MEANS] = torch.where(seen, means, torch.zeros_like(means))
+    m2 = state[_JS2] - s1 * s1 / safe_n  # x, y, e
+    c_xy = state[_JSXY] - s1[0] * s1[1] / safe_n
+    c_xe, c_ye = c_xy - m2[0], m2[1] - c_xy  # e = y - x
+    m[mo._COMOMENTS] = torch.stack([m2[0], c_xy, c_xe, c_xy, m2[1], c_ye, c_xe, c_ye, m2[2]])
+    shifts = torch.stack([kx, ky])
+    m[mo._MINS] = torch.where(seen, state[_JMIN] + shifts, float("inf"))
+    m[mo._MAXS] = torch.where(seen, state[_JMAX] + shifts, float("-inf"))
+    m[mo._SAW_FLOAT64] = (state[_N_F64] > 0).to(_F64)
+    m[mo._FLATTENED] = (state[_N_FLAT] > 0).to(_F64)
+    return m
+
+
+MOMENTS = Statistic(3, "moments", _empty_joint, _update_joint, _merge_joint)
 LEVELS = (SSE, R2, TARGET_RESIDUAL, MOMENTS)
 
 
 def merge_pair(current: Tensor, incoming: Tensor, statistic: Statistic) -> Tensor:
     """Merge two states of one level; an empty single-column side widens to the other's column count."""
-    if statistic.level == MOMENTS.level:
-        return mo.merge_pair(current, incoming)
     if current.shape != incoming.shape:
         if current.shape[1] == 1 and not bool(current[_COUNT].any()):
             current = statistic.empty(incoming.shape[1], device=current.device)
