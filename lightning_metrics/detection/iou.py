@@ -21,7 +21,7 @@ from lightning_metrics.functional.detection._inputs import (
     check_image_lists,
 )
 from lightning_metrics.functional.detection.iou import iou_batch_statistic, iou_of_statistic
-from lightning_metrics.functional.image._checks import check_bool
+from lightning_metrics.utilities.checks import check_bool
 
 
 class BoxIoUMetric(AdditiveScore):

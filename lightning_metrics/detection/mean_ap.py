@@ -8,8 +8,8 @@ import torch
 from torch import Tensor
 
 from lightning_metrics.functional.detection.mean_ap import check_map_args, detection_state, map_of_state
-from lightning_metrics.functional.image._checks import check_bool
 from lightning_metrics.metric import Metric
+from lightning_metrics.utilities.checks import check_bool
 
 # state name -> (dtype, trailing shape) of its rows
 _COMMON = {

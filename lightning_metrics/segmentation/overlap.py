@@ -20,7 +20,6 @@ from torch import Tensor
 
 from lightning_metrics._additive_score import AdditiveScore
 from lightning_metrics.functional.segmentation._counts import OverlapSpec
-from lightning_metrics.functional.segmentation._inputs import check_bool
 from lightning_metrics.functional.segmentation.overlap import (
     check_dice_args,
     check_generalized_dice_args,
@@ -30,6 +29,7 @@ from lightning_metrics.functional.segmentation.overlap import (
     generalized_dice_of_table,
     mean_iou_of_table,
 )
+from lightning_metrics.utilities.checks import check_bool
 
 
 class OverlapMetric(AdditiveScore):

@@ -19,6 +19,32 @@ def check_choice(name: str, value: Any, choices: Iterable[Any]) -> None:
         raise ValueError(f"Argument `{name}` must be one of {choices}, got {value!r}")
 
 
+def check_bool(name: str, value: Any, error: type[Exception] = ValueError) -> None:
+    """Raise ``error`` (``ValueError``, as torchmetrics raises for most flags) unless ``value`` is a bool.
+
+    >>> check_bool("squared", True)
+    >>> check_bool("squared", 1)
+    Traceback (most recent call last):
+    ...
+    ValueError: Argument `squared` must be a bool, got 1
+    """
+    if not isinstance(value, bool):
+        raise error(f"Argument `{name}` must be a bool, got {value!r}")
+
+
+def check_optional_int(name: str, value: Any) -> None:
+    """Raise ``ValueError`` unless ``value`` is ``None`` or an int (bools are not ints).
+
+    >>> check_optional_int("ignore_index", None)
+    >>> check_optional_int("ignore_index", 1.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: Argument `ignore_index` must be None or an integer, got 1.5
+    """
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        raise ValueError(f"Argument `{name}` must be None or an integer, got {value!r}")
+
+
 def check_type(name: str, value: Any, types: type | tuple[type, ...]) -> None:
     """Raise ``TypeError`` unless ``value`` is an instance of ``types`` (bools are not ints).
 

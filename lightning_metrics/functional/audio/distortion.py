@@ -20,7 +20,7 @@ import torch
 from torch import Tensor
 
 from lightning_metrics.functional.audio._projection import check_signals
-from lightning_metrics.functional.image._checks import check_bool
+from lightning_metrics.utilities.checks import check_bool
 
 _FLOOR = 1e-6  # fast_bss_eval's guards on the CG step sizes and the preconditioner spectrum
 

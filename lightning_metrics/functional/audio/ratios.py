@@ -6,7 +6,7 @@ import torch
 from torch import Tensor
 
 from lightning_metrics.functional.audio._projection import ratio_db
-from lightning_metrics.functional.image._checks import check_bool  # noqa: F401  (re-exported: one bool check)
+from lightning_metrics.utilities.checks import check_bool  # noqa: F401  (re-exported: one bool check)
 
 
 def signal_noise_ratio(preds: Tensor, target: Tensor, zero_mean: bool = False) -> Tensor:

@@ -26,6 +26,7 @@ from typing import Any, Optional, Sequence
 import torch
 from torch import Tensor
 
+from lightning_metrics.utilities.checks import check_optional_int
 from lightning_metrics.utilities.exceptions import MetricInputError
 
 TASKS = ("binary", "multiclass", "multilabel")
@@ -68,8 +69,7 @@ def check_threshold(threshold: Any) -> None:
 
 
 def check_ignore_index(ignore_index: Any) -> None:
-    if ignore_index is not None and (isinstance(ignore_index, bool) or not isinstance(ignore_index, int)):
-        raise ValueError(f"Argument `ignore_index` must be None or an integer, got {ignore_index!r}")
+    check_optional_int("ignore_index", ignore_index)
 
 
 def check_zero_division(zero_division: Any) -> None:

@@ -19,38 +19,28 @@ from typing import Any, Optional, Sequence
 import torch
 from torch import Tensor
 
-from lightning_metrics.functional.classification._inputs import check_label_target
+from lightning_metrics.functional.classification._inputs import (  # noqa: F401  (re-exported)
+    TASKS,
+    check_ignore_index,
+    check_in,
+    check_label_target,
+    check_task,
+)
+from lightning_metrics.functional.classification._inputs import check_count as check_num  # noqa: F401
 from lightning_metrics.utilities.exceptions import MetricInputError
 
-TASKS = ("binary", "multiclass", "multilabel")
 # On CPU a Python branch on "any score outside [0, 1]" costs no device sync and skips the transform;
 # tests turn it off to run (and check) the sync-free ``torch.where`` path used on accelerators.
 CPU_HOST_BRANCH = True
 
 
 # ------------------------------------------------------------------------ argument checks
-def check_task(task: Any, allowed: Sequence[str] = TASKS) -> str:
-    """Return the task name, raising a ``ValueError`` that names `task` otherwise."""
-    value = getattr(task, "value", task)  # accept enum-like objects
-    if not isinstance(value, str) or value.lower() not in allowed:
-        raise ValueError(f"Argument `task` must be one of {tuple(allowed)}, got {task!r}")
-    return value.lower()
-
-
-def check_num(name: str, value: Any) -> None:
-    """``num_classes`` / ``num_labels`` must be an int larger than 1."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 2:
-        raise ValueError(f"Argument `{name}` must be an integer larger than 1, got {value!r}")
-
-
-def check_ignore_index(ignore_index: Any) -> None:
-    if ignore_index is not None and (isinstance(ignore_index, bool) or not isinstance(ignore_index, int)):
-        raise ValueError(f"Argument `ignore_index` must be None or an integer, got {ignore_index!r}")
+# check_task, check_ignore_index and check_num (``num_classes`` / ``num_labels`` above 1) are the count
+# metrics' checks (``_inputs``), re-exported for the score-based families
 
 
 def check_average(average: Any, allowed: Sequence[Any]) -> None:
-    if average not in tuple(allowed):
-        raise ValueError(f"Argument `average` must be one of {tuple(allowed)}, got {average!r}")
+    check_in("average", average, allowed)
 
 
 def check_unit_float(name: str, value: Any, low_open: bool = False) -> None:

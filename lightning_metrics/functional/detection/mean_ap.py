@@ -37,8 +37,7 @@ from lightning_metrics.functional.detection._masks import (
     masks_area,
     pair_intersections,
 )
-from lightning_metrics.functional.image._checks import check_bool
-from lightning_metrics.utilities.checks import check_choice
+from lightning_metrics.utilities.checks import check_bool, check_choice
 from lightning_metrics.utilities.prints import rank_zero_warn
 
 _STAT_NAMES = ("map", "map_50", "map_75", "map_small", "map_medium", "map_large")

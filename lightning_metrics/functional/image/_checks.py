@@ -13,7 +13,7 @@ from typing import Any, Optional, Sequence, Union
 import torch
 from torch import Tensor
 
-from lightning_metrics.utilities.checks import check_choice
+from lightning_metrics.utilities.checks import check_bool, check_choice  # noqa: F401  (check_bool re-exported)
 
 REDUCTIONS = ("elementwise_mean", "sum", "none", None)
 DataRange = Union[float, tuple[float, float], None]
@@ -31,13 +31,6 @@ def check_reduction(reduction: Any, choices: Sequence[Any] = REDUCTIONS) -> None
 def check_positive_int(name: str, value: Any) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"Argument `{name}` must be a positive integer, got {value!r}")
-
-
-def check_bool(name: str, value: Any) -> None:
-    """``ValueError`` (as torchmetrics raises) unless ``value`` is a bool; shared by the image,
-    segmentation, audio and detection checks."""
-    if not isinstance(value, bool):
-        raise ValueError(f"Argument `{name}` must be a bool, got {value!r}")
 
 
 def check_data_range(data_range: Any, allow_none: bool = True) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from torch import Tensor
 
+from lightning_metrics.utilities.checks import check_bool  # noqa: F401  (re-exported: the one bool check)
 from lightning_metrics.utilities.exceptions import MetricInputError
 
 MULTIOUTPUT_CHOICES = ("raw_values", "uniform_average", "variance_weighted")
@@ -76,7 +77,3 @@ def check_reduction(reduction: object, choices: tuple) -> None:
         raise ValueError(f"Argument `reduction` must be one of {choices}, got {reduction!r}")
 
 
-def check_bool(name: str, value: object) -> None:
-    """Raise ``ValueError`` unless ``value`` is a bool."""
-    if not isinstance(value, bool):
-        raise ValueError(f"Argument `{name}` must be a bool, got {value!r}")  # noqa: TRY004 (torchmetrics)

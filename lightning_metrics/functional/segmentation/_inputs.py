@@ -26,7 +26,7 @@ import torch
 from torch import Tensor
 
 from lightning_metrics.functional.classification._inputs import _check_values, check_in
-from lightning_metrics.functional.image._checks import check_bool  # noqa: F401  (re-exported: one bool check)
+from lightning_metrics.utilities.checks import check_bool  # noqa: F401  (re-exported: one bool check)
 
 INPUT_FORMATS = ("one-hot", "index", "mixed")
 

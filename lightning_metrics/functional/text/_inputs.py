@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from lightning_metrics.utilities import checks
+
 TextInput = str | Sequence[str]
 ReferencesInput = str | Sequence[str] | Sequence[Sequence[str]]
 
@@ -143,5 +145,4 @@ def check_positive_int(name: str, value: Any, minimum: int = 1) -> None:
 
 def check_bool(name: str, value: Any) -> None:
     """Raise :class:`TextTypeError` unless ``value`` is a bool."""
-    if not isinstance(value, bool):
-        raise TextTypeError(f"Argument `{name}` must be a bool, got {value!r}")
+    checks.check_bool(name, value, TextTypeError)

@@ -17,10 +17,11 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from lightning_metrics.utilities.checks import check_optional_int
+
 
 def check_ignore_index(ignore_index: object) -> None:
-    if ignore_index is not None and (isinstance(ignore_index, bool) or not isinstance(ignore_index, int)):
-        raise ValueError(f"Argument `ignore_index` must be None or an int, got {ignore_index!r}")
+    check_optional_int("ignore_index", ignore_index)
 
 
 def _check_inputs(preds: Tensor, target: Tensor) -> None:
