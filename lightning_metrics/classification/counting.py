@@ -95,7 +95,6 @@ class F1Score(TaskWrapper):
     tensor(0.7500)
     """
 
-
     def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
                 num_labels: Optional[int] = None, average: Optional[str] = "micro",
                 multidim_average: str = "global", top_k: Optional[int] = 1,
@@ -112,7 +111,6 @@ class FBetaScore(TaskWrapper):
     >>> metric(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]))
     tensor(0.7500)
     """
-
 
     def __new__(cls, task: str, beta: float = 1.0, threshold: float = 0.5, num_classes: Optional[int] = None,
                 num_labels: Optional[int] = None, average: Optional[str] = "micro",
@@ -167,7 +165,6 @@ class ExactMatch(TaskWrapper):
     tensor(0.5000)
     """
 
-
     def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
                 num_labels: Optional[int] = None, multidim_average: str = "global",
                 ignore_index: Optional[int] = None, validate_args: bool = True,
@@ -183,7 +180,6 @@ class JaccardIndex(TaskWrapper):
     >>> metric(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]))
     tensor(0.6667)
     """
-
 
     def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
                 num_labels: Optional[int] = None, average: Optional[str] = "macro",
@@ -201,7 +197,6 @@ class MatthewsCorrCoef(TaskWrapper):
     tensor(0.7000)
     """
 
-
     def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
                 num_labels: Optional[int] = None, ignore_index: Optional[int] = None,
                 validate_args: bool = True, **kwargs: Any) -> Metric:  # type: ignore[misc]
@@ -216,7 +211,6 @@ class CohenKappa(TaskWrapper):
     >>> metric(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]))
     tensor(0.6364)
     """
-
 
     def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
                 weights: Optional[str] = None, ignore_index: Optional[int] = None, validate_args: bool = True,
@@ -233,7 +227,6 @@ class ConfusionMatrix(TaskWrapper):
     tensor([[0, 0],
             [1, 2]])
     """
-
 
     def __new__(cls, task: str, threshold: float = 0.5, num_classes: Optional[int] = None,
                 num_labels: Optional[int] = None, normalize: Optional[str] = None,

@@ -106,7 +106,6 @@ class AUROC(TaskWrapper):
     tensor(0.7500)
     """
 
-
     def __new__(cls, task: str, thresholds: Thresholds = None, num_classes: Optional[int] = None,
                 num_labels: Optional[int] = None, average: Optional[str] = "macro",
                 max_fpr: Optional[float] = None, ignore_index: Optional[int] = None,
@@ -123,7 +122,6 @@ class AveragePrecision(TaskWrapper):
     tensor(0.8333)
     """
 
-
     def __new__(cls, task: str, thresholds: Thresholds = None, num_classes: Optional[int] = None,
                 num_labels: Optional[int] = None, average: Optional[str] = "macro",
                 ignore_index: Optional[int] = None, validate_args: bool = True,
@@ -138,7 +136,6 @@ class PrecisionAtFixedRecall(TaskWrapper):
     >>> PrecisionAtFixedRecall(task="multilabel", num_labels=3, min_recall=0.5).__class__.__name__
     'MultilabelPrecisionAtFixedRecall'
     """
-
 
     def __new__(cls, task: str, min_recall: float, thresholds: Thresholds = None,
                 num_classes: Optional[int] = None, num_labels: Optional[int] = None,
@@ -155,7 +152,6 @@ class RecallAtFixedPrecision(TaskWrapper):
     'MultilabelRecallAtFixedPrecision'
     """
 
-
     def __new__(cls, task: str, min_precision: float, thresholds: Thresholds = None,
                 num_classes: Optional[int] = None, num_labels: Optional[int] = None,
                 ignore_index: Optional[int] = None, validate_args: bool = True,
@@ -171,7 +167,6 @@ class SensitivityAtSpecificity(TaskWrapper):
     'MultilabelSensitivityAtSpecificity'
     """
 
-
     def __new__(cls, task: str, min_specificity: float, thresholds: Thresholds = None,
                 num_classes: Optional[int] = None, num_labels: Optional[int] = None,
                 ignore_index: Optional[int] = None, validate_args: bool = True,
@@ -186,7 +181,6 @@ class SpecificityAtSensitivity(TaskWrapper):
     >>> SpecificityAtSensitivity(task="multilabel", num_labels=3, min_sensitivity=0.5).__class__.__name__
     'MultilabelSpecificityAtSensitivity'
     """
-
 
     def __new__(cls, task: str, min_sensitivity: float, thresholds: Thresholds = None,
                 num_classes: Optional[int] = None, num_labels: Optional[int] = None,
@@ -204,7 +198,6 @@ class EER(TaskWrapper):
     tensor(0.5000)
     """
 
-
     def __new__(cls, task: str, thresholds: Thresholds = None, num_classes: Optional[int] = None,
                 num_labels: Optional[int] = None, average: Optional[str] = None,
                 ignore_index: Optional[int] = None, validate_args: bool = True,
@@ -220,7 +213,6 @@ class LogAUC(TaskWrapper):
     >>> metric(torch.tensor([0.1, 0.4, 0.35, 0.8]), torch.tensor([0, 0, 1, 1]))
     tensor(0.5000)
     """
-
 
     def __new__(cls, task: str, thresholds: Thresholds = None,
                 fpr_range: Optional[tuple[float, float]] = FPR_RANGE, num_classes: Optional[int] = None,
@@ -238,7 +230,6 @@ class CalibrationError(TaskWrapper):
     tensor(0.2900)
     """
 
-
     def __new__(cls, task: str, n_bins: int = 15, norm: str = "l1", num_classes: Optional[int] = None,
                 ignore_index: Optional[int] = None, validate_args: bool = True,
                 **kwargs: Any) -> Metric:  # type: ignore[misc]
@@ -253,7 +244,6 @@ class HingeLoss(TaskWrapper):
     >>> metric(torch.tensor([0.25, 0.25, 0.55, 0.75, 0.75]), torch.tensor([0, 0, 1, 1, 1]))
     tensor(0.6900)
     """
-
 
     def __new__(cls, task: str, num_classes: Optional[int] = None, squared: bool = False,
                 multiclass_mode: Optional[str] = "crammer-singer", ignore_index: Optional[int] = None,
