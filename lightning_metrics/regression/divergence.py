@@ -54,11 +54,12 @@ class _RowScores(Metric):
 
     def _accumulate(self, scores: Tensor, double_input: bool) -> None:
         if self.reduction in ("mean", "sum"):
-            self.measures = self.measures + scores.sum()
+            self.measures = self.measures + scores.sum(dtype=torch.float64)
         else:
             self.measures.append(scores)
         self.total = self.total + scores.shape[0]
-        self.saw_float64 = torch.clamp(self.saw_float64, min=int(double_input))
+        if double_input:
+            self.saw_float64 = self.saw_float64.clamp(min=1)
 
     def _reduced(self) -> Tensor:
         scores = self.measures if self.reduction in ("mean", "sum") else dim_zero_cat(self.measures)

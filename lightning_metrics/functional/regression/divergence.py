@@ -43,10 +43,15 @@ def _check_2d(a: Tensor, b: Tensor, names: tuple[str, str]) -> None:
 
 
 def cosine_similarity_rows(preds: Tensor, target: Tensor) -> Tensor:
-    """Cosine similarity of each row pair, in float64."""
+    """Cosine similarity of each row pair, in the inputs' dtype when float32 or float64 (as torchmetrics;
+    a cosine has no cancellation to guard against), else in float64."""
     _check_2d(preds, target, ("preds", "target"))
-    p, t = preds.to(torch.float64), target.to(torch.float64)
-    return (p * t).sum(dim=-1) / (p.norm(dim=-1) * t.norm(dim=-1))
+    dtype = torch.promote_types(preds.dtype, target.dtype)
+    dtype = dtype if dtype in (torch.float32, torch.float64) else torch.float64
+    p, t = preds.to(dtype), target.to(dtype)
+    # row sums as products with ones: faster than reductions over a short last dimension
+    ones = torch.ones(p.shape[-1], dtype=dtype, device=p.device)
+    return (p * t) @ ones / ((p * p) @ ones * ((t * t) @ ones)).sqrt()
 
 
 def cosine_similarity(preds: Tensor, target: Tensor, reduction: str | None = "sum") -> Tensor:
@@ -67,9 +72,16 @@ def kl_divergence_rows(p: Tensor, q: Tensor, log_prob: bool) -> Tensor:
     p64, q64 = p.to(torch.float64), q.to(torch.float64)
     if log_prob:
         return (p64.exp() * (p64 - q64)).sum(dim=-1)
-    p64 = p64 / p64.sum(dim=-1, keepdim=True)
-    q64 = q64 / q64.sum(dim=-1, keepdim=True)
-    return torch.xlogy(p64, p64 / q64).sum(dim=-1)
+    # row sums as products with ones (faster than a reduction over a short last dimension); the rows are
+    # normalised afterwards: sum p' log(p'/q') = (sum p log(p/q)) / s_p + log(s_q / s_p) for p' = p / s_p,
+    # q' = q / s_q. log(p/q) as log1p((p - q) / q): float64 keeps the digits that cancel between the terms
+    # of nearly equal distributions (torchmetrics' float32 loses them: 10% off at a KL of 4e-9)
+    ones = torch.ones(p64.shape[-1], dtype=torch.float64, device=p64.device)
+    sum_p, sum_q = p64 @ ones, q64 @ ones
+    # 0 log(0 / q) = 0, with finite gradients there too (no inf or NaN in a branch that ``where`` drops)
+    zero = p64 == 0
+    ratio = torch.where(zero, 0.0, (p64 - q64) / torch.where(zero, 1.0, q64))
+    return (p64 * torch.log1p(ratio)) @ ones / sum_p + (sum_q / sum_p).log()
 
 
 def js_divergence_rows(p: Tensor, q: Tensor, log_prob: bool) -> Tensor:

@@ -32,10 +32,26 @@ def _f64(*tensors: Tensor) -> tuple[Tensor, ...]:
     return tuple(t.to(torch.float64) for t in tensors)
 
 
-def _same_shape_f64(preds: Tensor, target: Tensor) -> tuple[Tensor, ...]:
-    """Both inputs in float64, after checking they have the same shape."""
+def _wide(*tensors: Tensor) -> tuple[Tensor, ...]:
+    """The inputs as they are when all are float32 or float64, else in float64 (no half-precision
+    arithmetic, no integer wrap-around): the dtype of the element-wise terms of a sum whose terms are
+    non-negative, so that each term is within a few ulps and the float64 sum (``_sum64``) adds no more."""
+    if all(t.dtype in _WIDE for t in tensors):
+        return tensors
+    return _f64(*tensors)
+
+
+_WIDE = (torch.float32, torch.float64)
+
+
+def _sum64(terms: Tensor, dim: int | None = None) -> Tensor:
+    return terms.sum(dtype=torch.float64) if dim is None else terms.sum(dim=dim, dtype=torch.float64)
+
+
+def _same_shape_wide(preds: Tensor, target: Tensor) -> tuple[Tensor, ...]:
+    """Both inputs in their element-wise dtype (``_wide``), after checking they have the same shape."""
     check_same_shape(preds, target)
-    return _f64(preds, target)
+    return _wide(preds, target)
 
 
 def _mean(sums: tuple[Tensor, int], preds: Tensor, target: Tensor) -> Tensor:
@@ -68,13 +84,15 @@ def mean_absolute_error(preds: Tensor, target: Tensor, num_outputs: int = 1) -> 
 def mean_squared_log_error_sums(preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
     """``sum (log1p(preds) - log1p(target))^2`` and the element count; negative inputs are rejected."""
     check_same_shape(preds, target)
-    for name, tensor in (("preds", preds), ("target", target)):
-        if tensor.numel() and bool((tensor < 0).any()):
-            raise MetricInputError(
-                f"Mean squared log error needs non-negative `{name}`, got a minimum of {tensor.min().item()!r}"
-            )
-    p, t = _f64(preds, target)
-    return ((p.log1p() - t.log1p()) ** 2).sum(), t.numel()
+    if preds.numel() and float(torch.minimum(preds, target).min()) < 0:  # one check for both, then name the culprit
+        name, tensor = ("preds", preds) if bool(preds.lt(0).any()) else ("target", target)
+        raise MetricInputError(
+            f"Mean squared log error needs non-negative `{name}`, got a minimum of {tensor.min().item()!r}"
+        )
+    p, t = _wide(preds, target)
+    # log1p(p) - log1p(t) as log1p((p - t) / (1 + t)): within a few ulps even where p and t are close,
+    # where the difference of the two logarithms would cancel
+    return _sum64(torch.log1p((p - t) / (1 + t)).square()), t.numel()
 
 
 def mean_squared_log_error(preds: Tensor, target: Tensor) -> Tensor:
@@ -93,12 +111,12 @@ def log_cosh_error_sums(preds: Tensor, target: Tensor, num_outputs: int) -> tupl
     if preds.ndim > 2:
         raise MetricInputError(f"Expected 1D or 2D `preds`/`target`, got preds.shape={tuple(preds.shape)}")
     check_columns(preds, num_outputs, strict_single=True)
-    p, t = _f64(preds, target)
-    if p.ndim < 2:
-        p, t = p.reshape(-1, 1), t.reshape(-1, 1)
-    d = (p - t).abs()
-    # log(cosh(d)) = |d| + log1p(exp(-2|d|)) - log(2): exact and free of exp overflow.
-    return (d + torch.log1p(torch.exp(-2 * d)) - math.log(2.0)).sum(dim=0), p.shape[0]
+    # the difference in the inputs' dtype (within half an ulp of itself: see ``difference``), the rest in float64:
+    # log(cosh(d)) = |d| + log1p(exp(-2|d|)) - log(2) is free of exp overflow, but cancels for small |d|
+    d = difference(preds, target).abs().to(torch.float64)
+    if d.ndim < 2:
+        d = d.reshape(-1, 1)
+    return (d + torch.log1p(torch.exp(-2 * d)) - math.log(2.0)).sum(dim=0), d.shape[0]
 
 
 def log_cosh_error(preds: Tensor, target: Tensor) -> Tensor:
@@ -123,8 +141,8 @@ def minkowski_distance_sum(preds: Tensor, targets: Tensor, p: float) -> Tensor:
     """``sum |preds - targets|^p`` over all elements."""
     check_same_shape(preds, targets, names=("preds", "targets"))
     check_minkowski_p(p)
-    a, b = _f64(preds, targets)
-    return ((a - b).abs() ** p).sum()
+    a, b = _wide(preds, targets)
+    return _sum64((a - b).abs() ** p)
 
 
 def minkowski_distance(preds: Tensor, targets: Tensor, p: float) -> Tensor:
@@ -139,8 +157,8 @@ def minkowski_distance(preds: Tensor, targets: Tensor, p: float) -> Tensor:
 
 def mean_absolute_percentage_error_sums(preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
     """``sum |preds - target| / max(|target|, eps)`` and the element count."""
-    p, t = _same_shape_f64(preds, target)
-    return ((p - t).abs() / t.abs().clamp(min=EPSILON)).sum(), t.numel()
+    p, t = _same_shape_wide(preds, target)
+    return _sum64((p - t).abs() / t.abs().clamp(min=EPSILON)), t.numel()
 
 
 def mean_absolute_percentage_error(preds: Tensor, target: Tensor) -> Tensor:
@@ -155,8 +173,8 @@ def mean_absolute_percentage_error(preds: Tensor, target: Tensor) -> Tensor:
 
 def symmetric_mean_absolute_percentage_error_sums(preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
     """``sum 2 |preds - target| / max(|target| + |preds|, eps)`` and the element count."""
-    p, t = _same_shape_f64(preds, target)
-    return 2 * ((p - t).abs() / (t.abs() + p.abs()).clamp(min=EPSILON)).sum(), t.numel()
+    p, t = _same_shape_wide(preds, target)
+    return 2 * _sum64((p - t).abs() / (t.abs() + p.abs()).clamp(min=EPSILON)), t.numel()
 
 
 def symmetric_mean_absolute_percentage_error(preds: Tensor, target: Tensor) -> Tensor:
@@ -171,8 +189,8 @@ def symmetric_mean_absolute_percentage_error(preds: Tensor, target: Tensor) -> T
 
 def weighted_mean_absolute_percentage_error_sums(preds: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
     """``sum |preds - target|`` and ``sum |target|``."""
-    p, t = _same_shape_f64(preds, target)
-    return (p - t).abs().sum(), t.abs().sum()
+    p, t = _same_shape_wide(preds, target)
+    return _sum64((p - t).abs()), _sum64(t.abs())
 
 
 def weighted_mean_absolute_percentage_error(preds: Tensor, target: Tensor) -> Tensor:
