@@ -81,9 +81,7 @@ class BinaryCalibrationError(_CalibrationError):
         return ("calibration", "binary", self.n_bins, self.ignore_index, self.validate_args)
 
     def update(self, preds: Tensor, target: Tensor) -> None:
-        self.bins += binary_calibration_statistic(
-            preds, target, self.n_bins, self.ignore_index, self.validate_args
-        )
+        binary_calibration_statistic(preds, target, self.n_bins, self.ignore_index, self.validate_args, self.bins)
 
 
 class MulticlassCalibrationError(_CalibrationError):
@@ -115,8 +113,8 @@ class MulticlassCalibrationError(_CalibrationError):
         )
 
     def update(self, preds: Tensor, target: Tensor) -> None:
-        self.bins += multiclass_calibration_statistic(
-            preds, target, self.num_classes, self.n_bins, self.ignore_index, self.validate_args
+        multiclass_calibration_statistic(
+            preds, target, self.num_classes, self.n_bins, self.ignore_index, self.validate_args, self.bins
         )
 
 

@@ -3,7 +3,7 @@
 torchmetrics keeps every confidence; the error only needs per-bin sums, so the statistic here is
 a ``(3, n_bins + 1)`` float64 tensor (count, sum of confidences, sum of accuracies) that merges by
 addition. Bin edges are ``linspace(0, 1, n_bins + 1)`` in the confidences' dtype and a confidence
-``c`` falls in bin ``bucketize(c, edges, right=True) - 1``, so a confidence of exactly 1 gets its
+``c`` falls in bin ``bucketize(c, edges, right=True) - 1`` (``bucketize`` against the upper edges), so a confidence of exactly 1 gets its
 own last bin, as in torchmetrics.
 """
 
@@ -35,18 +35,44 @@ def check_calibration_args(n_bins: int, norm: str, ignore_index: Optional[int]) 
 
 
 def calibration_update(
-    confidences: Tensor, accuracies: Tensor, valid: Optional[Tensor], n_bins: int
+    confidences: Tensor, accuracies: Tensor, valid: Optional[Tensor], n_bins: int, out: Optional[Tensor] = None
 ) -> Tensor:
-    """(3, n_bins + 1) float64 histogram of one batch; ``valid=False`` samples land in a dropped bin."""
-    edges = torch.linspace(0, 1, n_bins + 1, dtype=confidences.dtype, device=confidences.device)
-    index = torch.bucketize(confidences, edges, right=True) - 1
+    """The ``(3, n_bins + 1)`` float64 histogram of one batch, added into ``out`` in place when given (a
+    state); ``valid=False`` samples add nothing."""
+    index = torch.bucketize(confidences, _upper_edges(n_bins, confidences.dtype, confidences.device), right=True)
+    # count, confidence and accuracy rows, made float64 by the stack
+    values = torch.stack((_ones(confidences.shape[0], confidences.device), confidences, accuracies))
     if valid is not None:
-        index = torch.where(valid, index, n_bins + 1)
-    values = torch.stack(
-        (torch.ones_like(confidences), confidences, accuracies.to(confidences.dtype))
-    ).double()
-    bins = torch.zeros(3, n_bins + 2, dtype=torch.float64, device=confidences.device)
-    return bins.index_add_(1, index, values)[:, : n_bins + 1]
+        index = torch.where(valid, index, 0)
+        values = torch.where(valid, values, 0.0)
+    if out is None:
+        out = torch.zeros(3, n_bins + 1, dtype=torch.float64, device=confidences.device)
+    return out.index_add_(1, index, values)
+
+
+def _upper_edges(n_bins: int, dtype: torch.dtype, device: torch.device) -> Tensor:
+    """``linspace(0, 1, n_bins + 1)[1:]`` (cached): bucketizing against the upper edges gives the bin itself."""
+    key = (n_bins, dtype, device)
+    edges = _EDGES.get(key)
+    if edges is None:
+        if len(_EDGES) > 64:
+            _EDGES.clear()
+        edges = _EDGES[key] = torch.linspace(0, 1, n_bins + 1, dtype=dtype, device=device)[1:]
+    return edges
+
+
+def _ones(n: int, device: torch.device) -> Tensor:
+    key = (n, device)
+    ones = _ONES.get(key)
+    if ones is None:
+        if len(_ONES) > 64:
+            _ONES.clear()
+        ones = _ONES[key] = torch.ones(n, dtype=torch.float64, device=device)
+    return ones
+
+
+_EDGES: dict = {}
+_ONES: dict = {}
 
 
 def calibration_compute(bins: Tensor, norm: str, dtype: torch.dtype = torch.float32) -> Tensor:
@@ -66,19 +92,20 @@ def calibration_compute(bins: Tensor, norm: str, dtype: torch.dtype = torch.floa
 
 
 def binary_calibration_statistic(
-    preds: Tensor, target: Tensor, n_bins: int, ignore_index: Optional[int], validate_args: bool = False
+    preds: Tensor, target: Tensor, n_bins: int, ignore_index: Optional[int], validate_args: bool = False,
+    out: Optional[Tensor] = None,
 ) -> Tensor:
     confidences, target, valid = format_binary(preds, target, ignore_index, validate=validate_args)
-    return calibration_update(confidences, target, valid, n_bins)
+    return calibration_update(confidences, target, valid, n_bins, out)
 
 
 def multiclass_calibration_statistic(
     preds: Tensor, target: Tensor, num_classes: int, n_bins: int, ignore_index: Optional[int],
-    validate_args: bool = False,
+    validate_args: bool = False, out: Optional[Tensor] = None,
 ) -> Tensor:
     probabilities, target, valid = format_multiclass(preds, target, num_classes, ignore_index, validate_args)
     confidences, predictions = probabilities.max(dim=1)
-    return calibration_update(confidences.float(), (predictions == target).float(), valid, n_bins)
+    return calibration_update(confidences.float(), predictions == target, valid, n_bins, out)
 
 
 def binary_calibration_error(preds: Tensor, target: Tensor, n_bins: int = 15, norm: str = "l1",

@@ -129,7 +129,7 @@ def _check_float_preds(preds: Tensor) -> None:
             f"Argument `preds` must be a floating tensor of scores or logits, got dtype {preds.dtype}"
         )
     # one reduction first (a NaN anywhere makes the sum NaN); the exact check only if it fires
-    if preds.numel() and bool(torch.isnan(preds.sum())) and bool(torch.isnan(preds).any()):
+    if preds.numel() and math.isnan(preds.sum().item()) and bool(torch.isnan(preds).any()):
         raise MetricInputError("Argument `preds` contains NaN scores, got " + _short(preds))
 
 
@@ -141,7 +141,7 @@ def _check_binary_values(target: Tensor, ignore_index: Optional[int]) -> None:
     if target.numel() == 0:
         return
     low, high = torch.aminmax(target)
-    if bool(low >= 0) and bool(high <= 1):  # one pass for the common case
+    if low.item() >= 0 and high.item() <= 1:  # one pass for the common case
         return
     bad = (target != 0) & (target != 1)
     if ignore_index is not None:
@@ -186,6 +186,11 @@ def validate_multiclass(preds: Tensor, target: Tensor, num_classes: int, ignore_
         )
     _check_int_target(target)
     _check_float_preds(preds)
+    if target.numel() == 0:
+        return
+    low, high = torch.aminmax(target)
+    if low.item() >= 0 and high.item() < num_classes:  # one pass for the common case
+        return
     bad = (target < 0) | (target >= num_classes)
     if ignore_index is not None:
         bad &= target != ignore_index
@@ -227,7 +232,7 @@ def normalize_scores(scores: Tensor, kind: Optional[str], valid: Optional[Tensor
     if CPU_HOST_BRANCH and scores.device.type == "cpu" and not torch.compiler.is_compiling():
         if valid is None:  # one pass: min and max
             low, high = torch.aminmax(scores)
-            inside = bool(low >= 0) and bool(high <= 1)
+            inside = low.item() >= 0 and high.item() <= 1  # False for NaN, as torchmetrics
         else:
             mask = valid if valid.ndim == scores.ndim else valid.unsqueeze(-1)
             inside = not bool((~((scores >= 0) & (scores <= 1)) & mask).any())
@@ -247,6 +252,8 @@ def _labels_and_mask(target: Tensor, ignore_index: int | None) -> tuple[Tensor, 
 
 def _columns(x: Tensor, num: int) -> Tensor:
     """(N, C, ...) -> (N*, C): one row per sample and position, one column per class or label."""
+    if x.ndim == 2:
+        return x
     return x.transpose(0, 1).reshape(num, -1).T
 
 
