@@ -173,14 +173,31 @@ class _MomentMetric(Metric):
         attrs["moments"] = self._statistic.update(attrs["moments"], cols_p, cols_t, flattened, attrs["_update_count"] <= 1)
 
     def _prepared_update(self, *args: Any, **kwargs: Any) -> Any:
+        prepared = self._prepared_columns(*args, **kwargs)
+        if prepared is None:
+            return None
+        with torch.no_grad():
+            state = self._statistic.update(self.moments, *prepared, self._update_count == 0)
+        return self._committer(lambda: self.__dict__.__setitem__("moments", state))
+
+    def _prepared_batch(self, *args: Any, **kwargs: Any) -> Any:
+        """The batch's own statistic (for the batch value) and the accumulated one updated in place of a
+        merge: a second pass over the batch costs less than re-basing two sets of shifted sums."""
+        prepared = self._prepared_columns(*args, **kwargs)
+        if prepared is None:
+            return None
+        batch = self._statistic.update(None, *prepared)
+        with torch.no_grad():
+            state = self._statistic.update(self.moments, *prepared, self._update_count == 0)
+        return {"moments": batch}, self._committer(lambda: self.__dict__.__setitem__("moments", state))
+
+    def _prepared_columns(self, *args: Any, **kwargs: Any) -> tuple[Tensor, Tensor, bool] | None:
+        """The checked batch as columns (``as_columns``), or ``None`` for a subclass with its own update."""
         if type(self).update is not _MomentMetric.update or self.__dict__["_is_synced"]:
             return None
         preds, target = _bind(*args, **kwargs)
         self._check_inputs(preds, target)
-        cols_p, cols_t, flattened = mo.as_columns(preds, target)
-        with torch.no_grad():
-            state = self._statistic.update(self.moments, cols_p, cols_t, flattened, self._update_count == 0)
-        return self._committer(lambda: self.__dict__.__setitem__("moments", state))
+        return mo.as_columns(preds, target)
 
     def _forward_shared(self, members: list[Metric], *args: Any, **kwargs: Any) -> list[Any]:
         # forward updates a fresh state first, so check the column count against the accumulated state
@@ -283,6 +300,9 @@ class NormalizedRootMeanSquaredError(_MomentMetric):
                 f"Argument `normalization` must be one of {NORMALIZATIONS}, got {normalization!r}"
             )
         check_num_outputs_arg(num_outputs)
+        # the target's mean, standard deviation and l2 norm are in the shifted target sums; only its range
+        # needs the extremes of the moments
+        self._smallest_statistic = st.MOMENTS if normalization == "range" else st.R2
         super().__init__(num_outputs, **kwargs)
         self.normalization = normalization
         self.num_outputs = num_outputs

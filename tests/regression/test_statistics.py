@@ -24,6 +24,10 @@ LONE = {
     "ev": (lambda: lm.ExplainedVariance(), "target_residual_sums"),
     "pearson": (lambda: lm.PearsonCorrCoef(), "moments"),
     "ccc": (lambda: lm.ConcordanceCorrCoef(), "moments"),
+    "nrmse": (lambda: lm.NormalizedRootMeanSquaredError(), "target_sums"),
+    "nrmse_std": (lambda: lm.NormalizedRootMeanSquaredError(normalization="std"), "target_sums"),
+    "nrmse_l2": (lambda: lm.NormalizedRootMeanSquaredError(normalization="l2"), "target_sums"),
+    "nrmse_range": (lambda: lm.NormalizedRootMeanSquaredError(normalization="range"), "moments"),
 }
 
 
@@ -86,6 +90,10 @@ def test_lone_metrics_equal_the_shared_statistic(sizes, offset, bias, columns, s
         "ev": lambda: lm.ExplainedVariance(multioutput="raw_values"),
         "pearson": lambda: lm.PearsonCorrCoef(**kwargs),
         "ccc": lambda: lm.ConcordanceCorrCoef(**kwargs),
+        **{
+            f"nrmse_{norm}": (lambda norm=norm: lm.NormalizedRootMeanSquaredError(norm, **kwargs))
+            for norm in ("mean", "range", "std", "l2")
+        },
     }
     if columns == 0:
         makers["rse"] = lambda: lm.RelativeSquaredError()

@@ -142,12 +142,12 @@ def sum_squared_error(moments: Tensor) -> Tensor:
 
 def saw_float64(moments: Tensor) -> bool:
     """Whether any accumulated batch was float64 (host sync; used only in ``compute``)."""
-    return bool(moments[_SAW_FLOAT64].amax() > 0)
+    return bool(moments[_SAW_FLOAT64].any())
 
 
 def was_flattened(moments: Tensor) -> bool:
     """Whether an input with more than two dimensions was flattened into the statistic (host sync)."""
-    return bool(moments[_FLATTENED].amax() > 0)
+    return bool(moments[_FLATTENED].any())
 
 
 def as_columns(preds: Tensor, target: Tensor) -> tuple[Tensor, Tensor, bool]:

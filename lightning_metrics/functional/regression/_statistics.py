@@ -42,7 +42,7 @@ _F64 = torch.float64
 
 # rows of the shifted-sum levels (R2, TARGET_RESIDUAL); SSE keeps rows 0 and 1 of its own. The rows an
 # update adds to come last, in the order the update stacks them.
-_COUNT, _N_F64, _N_FLAT, _KY, _KE, _S1E, _S1Y, _S2Y, _S2E = range(9)
+_COUNT, _N_F64, _N_FLAT, _KY, _KE, _S1Y, _S1E, _S2Y, _S2E = range(9)  # each pair: y, then e
 _SUM_ROWS = 9
 
 
@@ -53,7 +53,8 @@ class Statistic(NamedTuple):
     name: str
     empty: Callable[..., Tensor]  # (num_columns, device=None) -> state
     # (state, preds (N, d), target (N, d), flattened=False, fresh=True) -> state; ``fresh=False`` promises
-    # that the state holds data (its shifts are chosen), which skips choosing them again
+    # that the state holds data (its shifts are chosen), which skips choosing them again; ``state=None``:
+    # the statistic of this batch alone (around its own first observation, with no sums to re-express)
     update: Callable[..., Tensor]
     merge: Callable[[Tensor], Tensor]  # stacked states (k, R, d) -> state: the dist_reduce_fx
 
@@ -103,8 +104,12 @@ def _empty_sse(num_columns: int = 1, device: Optional[torch.device] = None) -> T
     return torch.zeros(2, num_columns, dtype=_F64, device=device)
 
 
-def _update_sse(state: Tensor, preds: Tensor, target: Tensor, flattened: bool = False, fresh: bool = True) -> Tensor:
+def _update_sse(
+    state: Optional[Tensor], preds: Tensor, target: Tensor, flattened: bool = False, fresh: bool = True
+) -> Tensor:
     n, d = preds.shape
+    if state is None:
+        state = _empty_sse(d, device=preds.device)
     if n == 0:
         return state
     if state.shape[1] != d:
@@ -132,9 +137,15 @@ def _rebase(state: Tensor, k_row: int, s1_row: int, s2_row: int, shift: Tensor) 
 
 
 def _shifted_update(
-    state: Tensor, preds: Tensor, target: Tensor, flattened: bool, fresh: bool, shift_residual: bool
+    state: Optional[Tensor], preds: Tensor, target: Tensor, flattened: bool, fresh: bool, shift_residual: bool
 ) -> Tensor:
     n, d = preds.shape
+    if state is None:
+        if n == 0:
+            return _empty_sums(d, device=preds.device)
+        k_y = target[:1].to(_F64)
+        k_e = k_y - preds[:1] if shift_residual else _constant(0.0, 1, d, preds.device)
+        state, fresh = torch.cat([_constant(0.0, 3, d, preds.device), k_y, k_e, _constant(0.0, 4, d, preds.device)]), False
     if n == 0:
         return state
     if state.shape[1] != d:
@@ -146,17 +157,18 @@ def _shifted_update(
         _rebase(state, _KY, _S1Y, _S2Y, target[0].to(_F64))
         if shift_residual:
             _rebase(state, _KE, _S1E, _S2E, target[0].to(_F64) - preds[0])
-    dy = target - state[_KY]  # float64: the shift is a float64 tensor with a dimension
-    sums = [dy.sum(dim=0, keepdim=True), (dy * dy).sum(dim=0, keepdim=True)]  # a product and a sum: what vecdot runs
+    k_y = state[_KY]
+    dy = target - k_y  # float64: the shift is a float64 tensor with a dimension
     flags = (n, n if (preds.dtype == _F64 or target.dtype == _F64) else 0, n if flattened else 0, 0, 0)
+    head = _head(flags, state.device).expand(-1, d)
+    s1_y, s2_y = dy.sum(dim=0, keepdim=True), (dy * dy).sum(dim=0, keepdim=True)  # a product and a sum: what vecdot runs
     if shift_residual:
         # in float64 throughout: the residual may sit far from zero too (biased predictions)
-        de = dy - (preds - (state[_KY] - state[_KE]))
-        sums = [de.sum(dim=0, keepdim=True), *sums, (de * de).sum(dim=0, keepdim=True)]
-    else:
-        sums.append(_square_sum(difference(target, preds), keepdim=True))
-        flags = flags + (0,)  # S1E stays zero: the residual is not shifted
-    return state + torch.cat([_head(flags, state.device).expand(-1, d), *sums])
+        de = dy - (preds - (k_y - state[_KE]))
+        sums = [s1_y, de.sum(dim=0, keepdim=True), s2_y, (de * de).sum(dim=0, keepdim=True)]
+    else:  # S1E stays zero: the residual is not shifted
+        sums = [s1_y, _head((0,), state.device).expand(1, d), s2_y, _square_sum(difference(target, preds), keepdim=True)]
+    return state + torch.cat([head, *sums])
 
 
 def _update_target_sums(
@@ -191,25 +203,50 @@ def _merge_sums(stacked: Tensor) -> Tensor:
 def lift(state: Tensor, statistic: Statistic) -> Tensor:
     """The state as a moment tensor (:mod:`._moments` layout), for the measures and torchmetrics' views.
 
-    Rows a level does not keep are left as in empty moments (zero, or the infinite extremes).
+    Rows a level does not keep are as in empty moments (zero, or the infinite extremes). One
+    concatenation of the computed rows and cached constant blocks: ``compute`` (and so a lone metric's
+    ``forward``) pays a handful of kernels for it.
     """
     if statistic.level == MOMENTS.level:
         return _lift_joint(state)
-    d = state.shape[1]
-    m = mo.empty_moments(d, device=state.device)
-    n = state[_COUNT]
-    m[mo._COUNT] = n
-    if statistic.level == SSE.level:
-        m[mo._COMOMENTS.start + mo.E * 3 + mo.E] = state[1]  # mean_e = 0, so M2_e carries the whole sum
-        return m
-    safe_n = torch.where(n > 0, n, torch.ones_like(n))
-    for var, k_row, s1_row, s2_row in ((mo.Y, _KY, _S1Y, _S2Y), (mo.E, _KE, _S1E, _S2E)):
-        s1 = state[s1_row]
-        m[mo._MEANS.start + var] = torch.where(n > 0, state[k_row] + s1 / safe_n, torch.zeros_like(n))
-        m[mo._COMOMENTS.start + var * 3 + var] = state[s2_row] - s1 * s1 / safe_n
-    m[mo._SAW_FLOAT64] = (state[_N_F64] > 0).to(_F64)
-    m[mo._FLATTENED] = (state[_N_FLAT] > 0).to(_F64)
-    return m
+    d, device = state.shape[1], state.device
+    if statistic.level == SSE.level:  # mean_e = 0, so M2_e carries the whole sum
+        return torch.cat([state[:1], _constant(0.0, 11, d, device), state[1:2], _empty_tail(d, device)])
+    n = state[_COUNT : _COUNT + 1]
+    safe_n = n.clamp(min=1)  # counts are whole numbers: 0 -> 1, the rest unchanged
+    s1 = state[_S1Y : _S1E + 1]  # y, e
+    means = torch.where(n > 0, state[_KY : _KE + 1] + s1 / safe_n, 0.0)
+    m2 = state[_S2Y : _S2E + 1] - s1 * s1 / safe_n
+    zero = _constant(0.0, 1, d, device)
+    flags = (state[_N_F64 : _N_FLAT + 1] > 0).to(_F64)
+    # count; means x, y, e; co-moments (x, y, e) row-major with M2_y at 4 and M2_e at 8; extremes; flags
+    return torch.cat(
+        [n, zero, means, _constant(0.0, 4, d, device), m2[:1], _constant(0.0, 3, d, device), m2[1:],
+         _constant(float("inf"), 2, d, device), _constant(float("-inf"), 2, d, device), flags]
+    )
+
+
+_CONSTANTS: dict = {}
+
+
+def _constant(value: float, rows: int, d: int, device: torch.device) -> Tensor:
+    """A cached ``(rows, d)`` float64 block of ``value`` (read-only: it only ever enters a ``cat``)."""
+    key = (value, rows, d, device)
+    block = _CONSTANTS.get(key)
+    if block is None:
+        if len(_CONSTANTS) > 256:
+            _CONSTANTS.clear()
+        block = _CONSTANTS[key] = torch.full((rows, d), value, dtype=_F64, device=device)
+    return block
+
+
+def _empty_tail(d: int, device: torch.device) -> Tensor:
+    """The extremes and flags of empty moments: +inf, +inf, -inf, -inf, 0, 0."""
+    key = ("tail", d, device)
+    block = _CONSTANTS.get(key)
+    if block is None:
+        block = _CONSTANTS[key] = mo.empty_moments(d, device=device)[mo._MINS.start :]
+    return block
 
 
 SSE = Statistic(0, "sse", _empty_sse, _update_sse, _merge_sse)
@@ -232,6 +269,15 @@ def _empty_joint(num_columns: int = 1, device: Optional[torch.device] = None) ->
     return state
 
 
+def _empty_joint_sums(d: int, device: torch.device) -> Tensor:
+    """Rows 5 on of empty joint sums: zero sums, infinite extremes."""
+    key = ("joint", d, device)
+    block = _CONSTANTS.get(key)
+    if block is None:
+        block = _CONSTANTS[key] = _empty_joint(d, device=device)[_JS1.start :]
+    return block
+
+
 def _rebased(state: Tensor, shift: Tensor) -> Tensor:
     """``state`` (``(..., 16, d)``) re-expressed around the shifts ``shift`` (``(..., 2, d)``, x then y)."""
     n = state[..., _COUNT : _COUNT + 1, :]
@@ -249,8 +295,15 @@ def _rebased(state: Tensor, shift: Tensor) -> Tensor:
     return out
 
 
-def _update_joint(state: Tensor, preds: Tensor, target: Tensor, flattened: bool = False, fresh: bool = True) -> Tensor:
+def _update_joint(
+    state: Optional[Tensor], preds: Tensor, target: Tensor, flattened: bool = False, fresh: bool = True
+) -> Tensor:
     n, d = preds.shape
+    if state is None:
+        if n == 0:
+            return _empty_joint(d, device=preds.device)
+        shifts = torch.cat([preds[:1], target[:1]]).to(_F64)
+        state, fresh = torch.cat([_constant(0.0, 3, d, preds.device), shifts, _empty_joint_sums(d, preds.device)]), False
     if n == 0:
         return state
     if state.shape[1] != d:
@@ -294,26 +347,22 @@ def _merge_joint(stacked: Tensor) -> Tensor:
 
 
 def _lift_joint(state: Tensor) -> Tensor:
-    d = state.shape[1]
-    m = mo.empty_moments(d, device=state.device)
-    n = state[_COUNT]
+    n = state[_COUNT : _COUNT + 1]
     seen = n > 0
-    safe_n = torch.where(seen, n, torch.ones_like(n))
-    kx, ky = state[_JKX], state[_JKY]
-    s1 = state[_JS1]
-    means = torch.stack([kx, ky, ky - kx]) + s1 / safe_n
-    m[mo._COUNT] = n
-    m[mo._MEANS] = torch.where(seen, means, torch.zeros_like(means))
+    safe_n = n.clamp(min=1)  # counts are whole numbers: 0 -> 1, the rest unchanged
+    kx, ky = state[_JKX : _JKX + 1], state[_JKY : _JKY + 1]
+    shifts = state[_JKX : _JKY + 1]
+    s1 = state[_JS1]  # x, y, e
+    means = torch.where(seen, torch.cat([shifts, ky - kx]) + s1 / safe_n, 0.0)
     m2 = state[_JS2] - s1 * s1 / safe_n  # x, y, e
-    c_xy = state[_JSXY] - s1[0] * s1[1] / safe_n
-    c_xe, c_ye = c_xy - m2[0], m2[1] - c_xy  # e = y - x
-    m[mo._COMOMENTS] = torch.stack([m2[0], c_xy, c_xe, c_xy, m2[1], c_ye, c_xe, c_ye, m2[2]])
-    shifts = torch.stack([kx, ky])
-    m[mo._MINS] = torch.where(seen, state[_JMIN] + shifts, float("inf"))
-    m[mo._MAXS] = torch.where(seen, state[_JMAX] + shifts, float("-inf"))
-    m[mo._SAW_FLOAT64] = (state[_N_F64] > 0).to(_F64)
-    m[mo._FLATTENED] = (state[_N_FLAT] > 0).to(_F64)
-    return m
+    c_xy = state[_JSXY : _JSXY + 1] - s1[:1] * s1[1:2] / safe_n
+    m2_x, m2_y, m2_e = m2[:1], m2[1:2], m2[2:]
+    c_xe, c_ye = c_xy - m2_x, m2_y - c_xy  # e = y - x
+    comoments = [m2_x, c_xy, c_xe, c_xy, m2_y, c_ye, c_xe, c_ye, m2_e]  # row-major over (x, y, e)
+    mins = torch.where(seen, state[_JMIN] + shifts, float("inf"))
+    maxs = torch.where(seen, state[_JMAX] + shifts, float("-inf"))
+    flags = (state[_N_F64 : _N_FLAT + 1] > 0).to(_F64)
+    return torch.cat([n, means, *comoments, mins, maxs, flags])
 
 
 MOMENTS = Statistic(3, "moments", _empty_joint, _update_joint, _merge_joint)
