@@ -42,7 +42,7 @@ _F64 = torch.float64
 
 # rows of the shifted-sum levels (R2, TARGET_RESIDUAL); SSE keeps rows 0 and 1 of its own. The rows an
 # update adds to come last, in the order the update stacks them.
-_COUNT, _N_F64, _N_FLAT, _KY, _KE, _S1Y, _S1E, _S2Y, _S2E = range(9)  # each pair: y, then e
+_COUNT, _N_F64, _N_FLAT, _KY, _KE, _S1E, _S1Y, _S2Y, _S2E = range(9)
 _SUM_ROWS = 9
 
 
@@ -160,15 +160,15 @@ def _shifted_update(
     k_y = state[_KY]
     dy = target - k_y  # float64: the shift is a float64 tensor with a dimension
     flags = (n, n if (preds.dtype == _F64 or target.dtype == _F64) else 0, n if flattened else 0, 0, 0)
-    head = _head(flags, state.device).expand(-1, d)
-    s1_y, s2_y = dy.sum(dim=0, keepdim=True), (dy * dy).sum(dim=0, keepdim=True)  # a product and a sum: what vecdot runs
+    sums = [dy.sum(dim=0, keepdim=True), (dy * dy).sum(dim=0, keepdim=True)]  # a product and a sum: what vecdot runs
     if shift_residual:
         # in float64 throughout: the residual may sit far from zero too (biased predictions)
         de = dy - (preds - (k_y - state[_KE]))
-        sums = [s1_y, de.sum(dim=0, keepdim=True), s2_y, (de * de).sum(dim=0, keepdim=True)]
-    else:  # S1E stays zero: the residual is not shifted
-        sums = [s1_y, _head((0,), state.device).expand(1, d), s2_y, _square_sum(difference(target, preds), keepdim=True)]
-    return state + torch.cat([head, *sums])
+        sums = [de.sum(dim=0, keepdim=True), *sums, (de * de).sum(dim=0, keepdim=True)]
+    else:
+        sums.append(_square_sum(difference(target, preds), keepdim=True))
+        flags = flags + (0,)  # S1E stays zero: the residual is not shifted
+    return state + torch.cat([_head(flags, state.device).expand(-1, d), *sums])
 
 
 def _update_target_sums(
@@ -214,7 +214,7 @@ def lift(state: Tensor, statistic: Statistic) -> Tensor:
         return torch.cat([state[:1], _constant(0.0, 11, d, device), state[1:2], _empty_tail(d, device)])
     n = state[_COUNT : _COUNT + 1]
     safe_n = n.clamp(min=1)  # counts are whole numbers: 0 -> 1, the rest unchanged
-    s1 = state[_S1Y : _S1E + 1]  # y, e
+    s1 = state[_S1E : _S1Y + 1].flip(0)  # y, e
     means = torch.where(n > 0, state[_KY : _KE + 1] + s1 / safe_n, 0.0)
     m2 = state[_S2Y : _S2E + 1] - s1 * s1 / safe_n
     zero = _constant(0.0, 1, d, device)
