@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, Callable, Iterator, Optional, Union
+from typing import Any, Callable, Hashable, Iterator, Optional, Union
 
 from torch import Tensor
 
@@ -90,3 +90,29 @@ def _version(state: Union[Tensor, list]) -> Any:
     # inference tensors (made under torch.inference_mode, as in Lightning's evaluation loops) have no
     # version counter; within one scope they are only read, like the others
     return None if state.is_inference() else state._version
+
+
+class ConstantCache:
+    """Small constant tensors made once per key (shapes, dtypes, devices) instead of once per batch: the
+    shifts' increments, blocks of zeros, bin edges. Bounded: a long-lived process that sees many shapes
+    starts over past ``limit`` entries. A cached tensor is read-only by contract (it only enters other
+    ops, never an in-place one).
+
+    >>> import torch
+    >>> cache = ConstantCache()
+    >>> ones = cache.get(("ones", 3), lambda: torch.ones(3))
+    >>> cache.get(("ones", 3), lambda: torch.zeros(3)) is ones
+    True
+    """
+
+    def __init__(self, limit: int = 256) -> None:
+        self._store: dict = {}
+        self._limit = limit
+
+    def get(self, key: Hashable, make: Callable[[], Tensor]) -> Tensor:
+        value = self._store.get(key)
+        if value is None:
+            if len(self._store) >= self._limit:
+                self._store.clear()
+            value = self._store[key] = make()
+        return value

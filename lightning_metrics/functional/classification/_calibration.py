@@ -23,6 +23,7 @@ from lightning_metrics.functional.classification._scores import (
 )
 from lightning_metrics.functional.classification._task_functions import task_functions
 from lightning_metrics.utilities.checks import check_choice
+from lightning_metrics.utilities.memo import ConstantCache
 
 NORMS = ("l1", "l2", "max")
 
@@ -52,27 +53,16 @@ def calibration_update(
 
 def _upper_edges(n_bins: int, dtype: torch.dtype, device: torch.device) -> Tensor:
     """``linspace(0, 1, n_bins + 1)[1:]`` (cached): bucketizing against the upper edges gives the bin itself."""
-    key = (n_bins, dtype, device)
-    edges = _EDGES.get(key)
-    if edges is None:
-        if len(_EDGES) > 64:
-            _EDGES.clear()
-        edges = _EDGES[key] = torch.linspace(0, 1, n_bins + 1, dtype=dtype, device=device)[1:]
-    return edges
+    return _CONSTANTS.get(
+        ("edges", n_bins, dtype, device), lambda: torch.linspace(0, 1, n_bins + 1, dtype=dtype, device=device)[1:]
+    )
 
 
 def _ones(n: int, device: torch.device) -> Tensor:
-    key = (n, device)
-    ones = _ONES.get(key)
-    if ones is None:
-        if len(_ONES) > 64:
-            _ONES.clear()
-        ones = _ONES[key] = torch.ones(n, dtype=torch.float64, device=device)
-    return ones
+    return _CONSTANTS.get(("ones", n, device), lambda: torch.ones(n, dtype=torch.float64, device=device))
 
 
-_EDGES: dict = {}
-_ONES: dict = {}
+_CONSTANTS = ConstantCache()
 
 
 def calibration_compute(bins: Tensor, norm: str, dtype: torch.dtype = torch.float32) -> Tensor:

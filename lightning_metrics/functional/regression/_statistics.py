@@ -37,6 +37,7 @@ from torch import Tensor
 
 from lightning_metrics.functional.regression import _moments as mo
 from lightning_metrics.utilities.exceptions import MetricInputError
+from lightning_metrics.utilities.memo import ConstantCache
 
 _F64 = torch.float64
 
@@ -59,17 +60,12 @@ class Statistic(NamedTuple):
     merge: Callable[[Tensor], Tensor]  # stacked states (k, R, d) -> state: the dist_reduce_fx
 
 
-_HEADS: dict = {}  # (values, device) -> constant increment rows: batches usually have one size
+_CONSTANTS = ConstantCache()  # increment heads (batches usually have one size) and constant blocks of ``lift``
 
 
 def _head(values: tuple, device: torch.device) -> Tensor:
-    key = (values, device)
-    head = _HEADS.get(key)
-    if head is None:
-        if len(_HEADS) > 64:
-            _HEADS.clear()
-        head = _HEADS[key] = torch.tensor(values, dtype=_F64, device=device).unsqueeze(1)
-    return head
+    """The constant increment rows ``values`` as a ``(len(values), 1)`` float64 column (cached)."""
+    return _CONSTANTS.get(("head", values, device), lambda: torch.tensor(values, dtype=_F64, device=device).unsqueeze(1))
 
 
 def _check_width(state: Tensor, d: int, empty: Callable[..., Tensor]) -> Tensor:
@@ -226,27 +222,14 @@ def lift(state: Tensor, statistic: Statistic) -> Tensor:
     )
 
 
-_CONSTANTS: dict = {}
-
-
 def _constant(value: float, rows: int, d: int, device: torch.device) -> Tensor:
     """A cached ``(rows, d)`` float64 block of ``value`` (read-only: it only ever enters a ``cat``)."""
-    key = (value, rows, d, device)
-    block = _CONSTANTS.get(key)
-    if block is None:
-        if len(_CONSTANTS) > 256:
-            _CONSTANTS.clear()
-        block = _CONSTANTS[key] = torch.full((rows, d), value, dtype=_F64, device=device)
-    return block
+    return _CONSTANTS.get((value, rows, d, device), lambda: torch.full((rows, d), value, dtype=_F64, device=device))
 
 
 def _empty_tail(d: int, device: torch.device) -> Tensor:
     """The extremes and flags of empty moments: +inf, +inf, -inf, -inf, 0, 0."""
-    key = ("tail", d, device)
-    block = _CONSTANTS.get(key)
-    if block is None:
-        block = _CONSTANTS[key] = mo.empty_moments(d, device=device)[mo._MINS.start :]
-    return block
+    return _CONSTANTS.get(("tail", d, device), lambda: mo.empty_moments(d, device=device)[mo._MINS.start :])
 
 
 SSE = Statistic(0, "sse", _empty_sse, _update_sse, _merge_sse)
@@ -271,11 +254,7 @@ def _empty_joint(num_columns: int = 1, device: Optional[torch.device] = None) ->
 
 def _empty_joint_sums(d: int, device: torch.device) -> Tensor:
     """Rows 5 on of empty joint sums: zero sums, infinite extremes."""
-    key = ("joint", d, device)
-    block = _CONSTANTS.get(key)
-    if block is None:
-        block = _CONSTANTS[key] = _empty_joint(d, device=device)[_JS1.start :]
-    return block
+    return _CONSTANTS.get(("joint", d, device), lambda: _empty_joint(d, device=device)[_JS1.start :])
 
 
 def _rebased(state: Tensor, shift: Tensor) -> Tensor:
