@@ -55,9 +55,27 @@ class _SumMetric(_FloatSums):
         self.add_state("total", _zeros(num_outputs) if num_outputs > 1 else _zeros(), dist_reduce_fx="sum")
         self.add_state("count", torch.tensor(0, dtype=torch.int64), dist_reduce_fx="sum")
 
+    def _sums(self, preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
+        """The batch's float64 total (per output) and its observation count, checked: what ``update`` adds."""
+        raise NotImplementedError
+
+    def update(self, preds: Tensor, target: Tensor) -> None:
+        """Add the batch's sums."""
+        self._accumulate(*self._sums(preds, target))
+
     def _accumulate(self, total: Tensor, count: int) -> None:
-        self.total = self.total + total.to(self.total.device)
+        self.total = self.total + total.reshape(self.total.shape).to(self.total.device)
         self.count = self.count + count
+
+    def _prepared_batch(self, *args: Any, **kwargs: Any) -> Any:
+        """``forward``'s batch states straight from the batch's sums, and the commit that adds them (no
+        fresh default states to make and merge back)."""
+        if self.__dict__["_is_synced"]:
+            return None
+        total, count = self._sums(*args, **kwargs)
+        total = total.reshape(self.total.shape).to(self.total.device)
+        batch = {"total": total, "count": torch.tensor(count, device=self.count.device)}
+        return batch, self._committer(lambda: self._accumulate(total.detach(), count))
 
     def compute(self) -> Tensor:
         """The accumulated mean."""
@@ -79,9 +97,8 @@ class MeanAbsoluteError(_SumMetric):
         self._init_sums(num_outputs, kwargs)
         self.num_outputs = num_outputs
 
-    def update(self, preds: Tensor, target: Tensor) -> None:
-        """Add the batch's absolute errors."""
-        self._accumulate(*F.mean_absolute_error_sums(preds, target, self.num_outputs))
+    def _sums(self, preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
+        return F.mean_absolute_error_sums(preds, target, self.num_outputs)
 
 
 class MeanSquaredLogError(_SumMetric):
@@ -94,9 +111,8 @@ class MeanSquaredLogError(_SumMetric):
     tensor(0.0207)
     """
 
-    def update(self, preds: Tensor, target: Tensor) -> None:
-        """Add the batch's squared log errors."""
-        self._accumulate(*F.mean_squared_log_error_sums(preds, target))
+    def _sums(self, preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
+        return F.mean_squared_log_error_sums(preds, target)
 
 
 class LogCoshError(_SumMetric):
@@ -114,10 +130,8 @@ class LogCoshError(_SumMetric):
         self._init_sums(num_outputs, kwargs)
         self.num_outputs = num_outputs
 
-    def update(self, preds: Tensor, target: Tensor) -> None:
-        """Add the batch's log-cosh errors."""
-        total, count = F.log_cosh_error_sums(preds, target, self.num_outputs)
-        self._accumulate(total.reshape(self.total.shape), count)
+    def _sums(self, preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
+        return F.log_cosh_error_sums(preds, target, self.num_outputs)
 
 
 class MinkowskiDistance(_FloatSums):
@@ -157,9 +171,8 @@ class MeanAbsolutePercentageError(_SumMetric):
     tensor(0.2667)
     """
 
-    def update(self, preds: Tensor, target: Tensor) -> None:
-        """Add the batch's absolute percentage errors."""
-        self._accumulate(*F.mean_absolute_percentage_error_sums(preds, target))
+    def _sums(self, preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
+        return F.mean_absolute_percentage_error_sums(preds, target)
 
 
 class SymmetricMeanAbsolutePercentageError(_SumMetric):
@@ -174,9 +187,8 @@ class SymmetricMeanAbsolutePercentageError(_SumMetric):
 
     plot_upper_bound = 2.0
 
-    def update(self, preds: Tensor, target: Tensor) -> None:
-        """Add the batch's symmetric percentage errors."""
-        self._accumulate(*F.symmetric_mean_absolute_percentage_error_sums(preds, target))
+    def _sums(self, preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
+        return F.symmetric_mean_absolute_percentage_error_sums(preds, target)
 
 
 class WeightedMeanAbsolutePercentageError(_FloatSums):
@@ -225,9 +237,12 @@ class TweedieDevianceScore(_SumMetric):
         super().__init__(**kwargs)
         self.power = power
 
-    def update(self, preds: Tensor, targets: Tensor) -> None:
+    def _sums(self, preds: Tensor, targets: Tensor) -> tuple[Tensor, int]:  # type: ignore[override]
+        return F.tweedie_deviance_sums(preds, targets, self.power)
+
+    def update(self, preds: Tensor, targets: Tensor) -> None:  # torchmetrics' argument name
         """Add the batch's unit deviances."""
-        self._accumulate(*F.tweedie_deviance_sums(preds, targets, self.power))
+        self._accumulate(*self._sums(preds, targets))
 
 
 class CriticalSuccessIndex(Metric):
@@ -302,9 +317,8 @@ class ContinuousRankedProbabilityScore(_SumMetric):
 
     is_differentiable = False
 
-    def update(self, preds: Tensor, target: Tensor) -> None:
-        """Add the batch's per-forecast CRPS."""
-        self._accumulate(*F.crps_sum(preds, target))
+    def _sums(self, preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
+        return F.crps_sum(preds, target)
 
 
 __all__ = [

@@ -226,19 +226,22 @@ class _MomentMetric(Metric):
     def _checked_moments(self) -> Tensor:
         """The state, after checking it fits this class's input checks (a shared state may come from a laxer
         metric)."""
-        num_outputs = self.num_outputs if self._columns is not None else None
-        allow_flattened = not self._at_most_2d
         m = self._lifted()
-        if not allow_flattened and mo.was_flattened(m):
+        if self._at_most_2d and mo.was_flattened(m):
             raise MetricInputError(
                 f"{type(self).__name__} expects 1D or 2D inputs, but >2D inputs were accumulated"
             )
-        if num_outputs is not None and m.shape[1] != num_outputs and (num_outputs > 1 or not allow_flattened):
+        self._check_accumulated_width(m.shape[1])
+        return m
+
+    def _check_accumulated_width(self, width: int) -> None:
+        """The accumulated column count fits ``num_outputs`` (a shared state may come from a laxer metric)."""
+        num_outputs = self.num_outputs if self._columns is not None else None
+        if num_outputs is not None and width != num_outputs and (num_outputs > 1 or self._at_most_2d):
             raise MetricInputError(
                 f"{type(self).__name__}: argument `num_outputs`={num_outputs} does not match the"
-                f" {m.shape[1]} output column(s) accumulated"
+                f" {width} output column(s) accumulated"
             )
-        return m
 
 
 class MeanSquaredError(_MomentMetric):
@@ -270,8 +273,16 @@ class MeanSquaredError(_MomentMetric):
 
     def compute(self) -> Tensor:
         """MSE (or RMSE) over everything seen."""
-        m = self._checked_moments()
-        return mse_from_moments(m, self.squared, self.num_outputs).to(self._result_dtype(m))
+        if self._statistic is not st.SSE:  # a shared, wider statistic: read it as moments
+            m = self._checked_moments()
+            return mse_from_moments(m, self.squared, self.num_outputs).to(self._result_dtype(m))
+        # alone: the count and the sum of squared errors as kept, no moment layout to build
+        state = self.moments
+        self._check_accumulated_width(state.shape[1])
+        if self.num_outputs == 1:  # all columns pooled, as for a flattened input
+            state = state.sum(dim=1, keepdim=True)
+        value = state[1] / state[0]
+        return (value if self.squared else value.sqrt()).to(self.dtype)
 
 
 class NormalizedRootMeanSquaredError(_MomentMetric):
