@@ -64,8 +64,15 @@ class _SumMetric(_FloatSums):
         self._accumulate(*self._sums(preds, target))
 
     def _accumulate(self, total: Tensor, count: int) -> None:
-        self.total = self.total + total.reshape(self.total.shape).to(self.total.device)
+        self.total = self.total + self._as_state(total)
         self.count = self.count + count
+
+    def _as_state(self, total: Tensor) -> Tensor:
+        """A batch total in the shape and on the device of the ``total`` state."""
+        state = self.total
+        if total.shape != state.shape:  # per-output sums of one output (log-cosh)
+            total = total.reshape(state.shape)
+        return total.to(state.device)
 
     def _prepared_batch(self, *args: Any, **kwargs: Any) -> Any:
         """``forward``'s batch states straight from the batch's sums, and the commit that adds them (no
@@ -73,7 +80,7 @@ class _SumMetric(_FloatSums):
         if self.__dict__["_is_synced"]:
             return None
         total, count = self._sums(*args, **kwargs)
-        total = total.reshape(self.total.shape).to(self.total.device)
+        total = self._as_state(total)
         batch = {"total": total, "count": torch.tensor(count, device=self.count.device)}
         return batch, self._committer(lambda: self._accumulate(total.detach(), count))
 

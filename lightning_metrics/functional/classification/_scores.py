@@ -123,14 +123,22 @@ def _short(value: Any) -> str:
 
 
 # -------------------------------------------------------------------------- tensor checks
-def _check_float_preds(preds: Tensor) -> None:
+Bounds = Optional[tuple[float, float]]  # the smallest and largest score, read once by the checks
+
+
+def _check_float_preds(preds: Tensor) -> Bounds:
+    """Floating scores without NaN; returns their extremes (one pass), which ``normalize_scores`` reuses."""
     if not preds.is_floating_point():
         raise MetricInputError(
             f"Argument `preds` must be a floating tensor of scores or logits, got dtype {preds.dtype}"
         )
-    # one reduction first (a NaN anywhere makes the sum NaN); the exact check only if it fires
-    if preds.numel() and math.isnan(preds.sum().item()) and bool(torch.isnan(preds).any()):
+    if preds.numel() == 0:
+        return None
+    low, high = torch.aminmax(preds)
+    bounds = (low.item(), high.item())
+    if math.isnan(bounds[0]) or math.isnan(bounds[1]):  # the extremes are NaN exactly when a score is
         raise MetricInputError("Argument `preds` contains NaN scores, got " + _short(preds))
+    return bounds
 
 
 def _check_int_target(target: Tensor) -> None:
@@ -155,21 +163,23 @@ def _check_binary_values(target: Tensor, ignore_index: Optional[int]) -> None:
 
 def validate_binary(
     preds: Tensor, target: Tensor, ignore_index: Optional[int], float_preds: bool = True
-) -> None:
-    """Same shapes, integer target in {0, 1} (or ignore_index), floating scores without NaN."""
+) -> Bounds:
+    """Same shapes, integer target in {0, 1} (or ignore_index), floating scores without NaN (returns the
+    scores' extremes)."""
     if preds.shape != target.shape:
         raise MetricInputError(
             f"Arguments `preds` and `target` must have the same shape, got {tuple(preds.shape)} and "
             f"{tuple(target.shape)}"
         )
     _check_int_target(target)
-    if float_preds:
-        _check_float_preds(preds)
+    bounds = _check_float_preds(preds) if float_preds else None
     _check_binary_values(target, ignore_index)
+    return bounds
 
 
-def validate_multiclass(preds: Tensor, target: Tensor, num_classes: int, ignore_index: Optional[int]) -> None:
-    """``preds`` (N, C, ...) floating scores, ``target`` (N, ...) labels in [0, C) (or ignore_index)."""
+def validate_multiclass(preds: Tensor, target: Tensor, num_classes: int, ignore_index: Optional[int]) -> Bounds:
+    """``preds`` (N, C, ...) floating scores, ``target`` (N, ...) labels in [0, C) (or ignore_index); returns
+    the scores' extremes."""
     if (
         preds.ndim != target.ndim + 1
         or preds.shape[0] != target.shape[0]
@@ -185,12 +195,12 @@ def validate_multiclass(preds: Tensor, target: Tensor, num_classes: int, ignore_
             f"got shape {tuple(preds.shape)}"
         )
     _check_int_target(target)
-    _check_float_preds(preds)
+    bounds = _check_float_preds(preds)
     if target.numel() == 0:
-        return
+        return bounds
     low, high = torch.aminmax(target)
     if low.item() >= 0 and high.item() < num_classes:  # one pass for the common case
-        return
+        return bounds
     bad = (target < 0) | (target >= num_classes)
     if ignore_index is not None:
         bad &= target != ignore_index
@@ -200,10 +210,12 @@ def validate_multiclass(preds: Tensor, target: Tensor, num_classes: int, ignore_
             f"{'' if ignore_index is None else f'or ignore_index={ignore_index} '}"
             f"got {_short(torch.unique(target[bad]))}"
         )
+    return bounds
 
 
-def validate_multilabel(preds: Tensor, target: Tensor, num_labels: int, ignore_index: Optional[int]) -> None:
-    """``preds`` and ``target`` (N, L, ...), floating scores, target in {0, 1} (or ignore_index)."""
+def validate_multilabel(preds: Tensor, target: Tensor, num_labels: int, ignore_index: Optional[int]) -> Bounds:
+    """``preds`` and ``target`` (N, L, ...), floating scores, target in {0, 1} (or ignore_index); returns the
+    scores' extremes."""
     if preds.shape != target.shape:
         raise MetricInputError(
             f"Arguments `preds` and `target` must have the same shape, got {tuple(preds.shape)} and "
@@ -215,24 +227,28 @@ def validate_multilabel(preds: Tensor, target: Tensor, num_labels: int, ignore_i
             f"got shape {tuple(preds.shape)}"
         )
     _check_int_target(target)
-    _check_float_preds(preds)
+    bounds = _check_float_preds(preds)
     _check_binary_values(target, ignore_index)
+    return bounds
 
 
 # ----------------------------------------------------------------------------- formatting
-def normalize_scores(scores: Tensor, kind: Optional[str], valid: Optional[Tensor] = None) -> Tensor:
+def normalize_scores(
+    scores: Tensor, kind: Optional[str], valid: Optional[Tensor] = None, bounds: Bounds = None
+) -> Tensor:
     """Apply sigmoid/softmax when any (valid) score lies outside [0, 1], without a host sync off-CPU.
 
-    A NaN score counts as outside, as in torchmetrics.
+    A NaN score counts as outside, as in torchmetrics. ``bounds``: the scores' extremes, read already by
+    the input checks (used when no position is masked).
     """
     if not kind or scores.numel() == 0:
         return scores
     transform = torch.sigmoid if kind == "sigmoid" else (lambda x: x.softmax(dim=1))
     # (a compiled update keeps the branch-free form: a host read would be a data-dependent guard)
     if CPU_HOST_BRANCH and scores.device.type == "cpu" and not torch.compiler.is_compiling():
-        if valid is None:  # one pass: min and max
-            low, high = torch.aminmax(scores)
-            inside = low.item() >= 0 and high.item() <= 1  # False for NaN, as torchmetrics
+        if valid is None:  # one pass: min and max (none when the checks read them)
+            low, high = bounds if bounds is not None else (t.item() for t in torch.aminmax(scores))
+            inside = low >= 0 and high <= 1  # False for NaN, as torchmetrics
         else:
             mask = valid if valid.ndim == scores.ndim else valid.unsqueeze(-1)
             inside = not bool((~((scores >= 0) & (scores <= 1)) & mask).any())
@@ -267,27 +283,24 @@ def format_binary(
     formats): the first step of every score statistic, functional or modular, takes the metric's
     ``validate_args``.
     """
-    if validate:
-        validate_binary(preds, target, ignore_index)
+    bounds = validate_binary(preds, target, ignore_index) if validate else None
     target, valid = _labels_and_mask(target.flatten(), ignore_index)
-    return normalize_scores(preds.flatten(), normalization, valid), target, valid
+    return normalize_scores(preds.flatten(), normalization, valid, bounds), target, valid
 
 
 def format_multiclass(
     preds: Tensor, target: Tensor, num_classes: int, ignore_index: Optional[int], validate: bool = False
 ) -> tuple[Tensor, Tensor, Optional[Tensor]]:
     """(N, C, ...) scores -> (N*, C) softmax-normalized scores, (N*,) targets and the valid row mask."""
-    if validate:
-        validate_multiclass(preds, target, num_classes, ignore_index)
+    bounds = validate_multiclass(preds, target, num_classes, ignore_index) if validate else None
     target, valid = _labels_and_mask(target.flatten(), ignore_index)
-    return normalize_scores(_columns(preds, num_classes), "softmax", valid), target, valid
+    return normalize_scores(_columns(preds, num_classes), "softmax", valid, bounds), target, valid
 
 
 def format_multilabel(
     preds: Tensor, target: Tensor, num_labels: int, ignore_index: Optional[int], validate: bool = False
 ) -> tuple[Tensor, Tensor, Optional[Tensor]]:
     """(N, L, ...) -> (N*, L) sigmoid-normalized scores (decided over all entries), targets and mask."""
-    if validate:
-        validate_multilabel(preds, target, num_labels, ignore_index)
+    bounds = validate_multilabel(preds, target, num_labels, ignore_index) if validate else None
     target, valid = _labels_and_mask(_columns(target, num_labels), ignore_index)
-    return normalize_scores(_columns(preds, num_labels), "sigmoid"), target, valid
+    return normalize_scores(_columns(preds, num_labels), "sigmoid", bounds=bounds), target, valid
