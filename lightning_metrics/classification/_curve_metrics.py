@@ -15,9 +15,13 @@ import torch
 from torch import Tensor
 
 from lightning_metrics import _plot_methods
-from lightning_metrics.functional.classification._curve_core import CurveSpec, CurveState, curve_update, validate_curve_input
 from lightning_metrics.functional.classification._core import _SIZES
-from lightning_metrics.functional.classification._curve_functions import CURVE_AVERAGES, Thresholds, curve_measure
+from lightning_metrics.functional.classification._curve_core import CurveSpec, CurveState, curve_update
+from lightning_metrics.functional.classification._curve_functions import (
+    CURVE_AVERAGES,
+    Thresholds,
+    curve_measure,
+)
 from lightning_metrics.functional.classification._scores import (
     check_average,
     check_ignore_index,
@@ -28,7 +32,6 @@ from lightning_metrics.functional.classification._scores import (
 )
 from lightning_metrics.metric import Metric
 from lightning_metrics.utilities.data import dim_zero_cat
-
 
 
 class CurveMetric(Metric):
@@ -104,9 +107,7 @@ class CurveMetric(Metric):
     def update(self, preds: Tensor, target: Tensor) -> None:
         """Add a batch of scores (probabilities or logits) and integer targets."""
         spec = self._spec
-        if self.validate_args:
-            validate_curve_input(spec, preds, target)
-        state = curve_update(spec, preds, target)
+        state = curve_update(spec, preds, target, self.validate_args)
         if isinstance(state, Tensor):
             self.confmat += state
         else:

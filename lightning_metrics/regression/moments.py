@@ -181,14 +181,19 @@ class _MomentMetric(Metric):
         return self._committer(lambda: self.__dict__.__setitem__("moments", state))
 
     def _prepared_batch(self, *args: Any, **kwargs: Any) -> Any:
-        """The batch's own statistic (for the batch value) and the accumulated one updated in place of a
-        merge: a second pass over the batch costs less than re-basing two sets of shifted sums."""
+        """The batch's own statistic (for the batch value) and the accumulated one: their sum for an
+        additive statistic, else the accumulated one updated with the batch (a second pass over the batch
+        costs less than re-basing two sets of shifted sums)."""
         prepared = self._prepared_columns(*args, **kwargs)
         if prepared is None:
             return None
-        batch = self._statistic.update(None, *prepared)
+        statistic = self._statistic
+        batch = statistic.update(None, *prepared)
         with torch.no_grad():
-            state = self._statistic.update(self.moments, *prepared, self._update_count == 0)
+            if statistic.additive:
+                state = st.merge_pair(self.moments, batch.detach(), statistic)
+            else:
+                state = statistic.update(self.moments, *prepared, self._update_count == 0)
         return {"moments": batch}, self._committer(lambda: self.__dict__.__setitem__("moments", state))
 
     def _prepared_columns(self, *args: Any, **kwargs: Any) -> tuple[Tensor, Tensor, bool] | None:

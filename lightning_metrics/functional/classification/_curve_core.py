@@ -25,9 +25,6 @@ from lightning_metrics.functional.classification._scores import (
     format_binary,
     format_multiclass,
     format_multilabel,
-    validate_binary,
-    validate_multiclass,
-    validate_multilabel,
 )
 
 CurveState = Union[Tensor, tuple[Tensor, Tensor]]
@@ -45,23 +42,16 @@ class CurveSpec(NamedTuple):
 
 
 # --------------------------------------------------------------------------- the statistic
-def validate_curve_input(spec: CurveSpec, preds: Tensor, target: Tensor) -> None:
+def curve_update(spec: CurveSpec, preds: Tensor, target: Tensor, validate: bool = False) -> CurveState:
+    """The statistic of one batch: formatted ``(preds, target)`` (exact) or a confusion matrix (binned);
+    ``validate`` checks the inputs first (the format's checks, whose reading of the scores' extremes the
+    normalization reuses)."""
     if spec.task == "binary":
-        validate_binary(preds, target, spec.ignore_index)
+        scores, target, valid = format_binary(preds, target, spec.ignore_index, spec.normalization, validate)
     elif spec.task == "multiclass":
-        validate_multiclass(preds, target, spec.num, spec.ignore_index)
+        scores, target, valid = format_multiclass(preds, target, spec.num, spec.ignore_index, validate)
     else:
-        validate_multilabel(preds, target, spec.num, spec.ignore_index)
-
-
-def curve_update(spec: CurveSpec, preds: Tensor, target: Tensor) -> CurveState:
-    """The statistic of one batch: formatted ``(preds, target)`` (exact) or a confusion matrix (binned)."""
-    if spec.task == "binary":
-        scores, target, valid = format_binary(preds, target, spec.ignore_index, spec.normalization)
-    elif spec.task == "multiclass":
-        scores, target, valid = format_multiclass(preds, target, spec.num, spec.ignore_index)
-    else:
-        scores, target, valid = format_multilabel(preds, target, spec.num, spec.ignore_index)
+        scores, target, valid = format_multilabel(preds, target, spec.num, spec.ignore_index, validate)
     if spec.thresholds is None:
         return scores, target
     if spec.task == "multiclass":

@@ -26,7 +26,6 @@ from lightning_metrics.functional.classification._curve_core import (
     multiclass_curve,
     pr_curves,
     roc_curves,
-    validate_curve_input,
 )
 from lightning_metrics.functional.classification._fixed_point import (
     binary_logauc_from_roc,
@@ -79,9 +78,7 @@ def curve_statistic(
         check_thresholds(thresholds)
         check_ignore_index(ignore_index)
     spec = CurveSpec(task, num, threshold_tensor(thresholds, preds.device), ignore_index, normalization)
-    if validate_args:
-        validate_curve_input(spec, preds, target)
-    return spec, curve_update(spec, preds, target)
+    return spec, curve_update(spec, preds, target, validate_args)
 
 
 def curve_measure(measure: str, spec: CurveSpec, state: CurveState, arguments: Mapping[str, Any]) -> Any:

@@ -126,6 +126,12 @@ def _short(value: Any) -> str:
 Bounds = Optional[tuple[float, float]]  # the smallest and largest score, read once by the checks
 
 
+def _extremes(values: Tensor) -> tuple[float, float]:
+    """The smallest and largest value of a non-empty tensor: one pass, one read each."""
+    low, high = torch.aminmax(values)
+    return low.item(), high.item()
+
+
 def _check_float_preds(preds: Tensor) -> Bounds:
     """Floating scores without NaN; returns their extremes (one pass), which ``normalize_scores`` reuses."""
     if not preds.is_floating_point():
@@ -134,8 +140,7 @@ def _check_float_preds(preds: Tensor) -> Bounds:
         )
     if preds.numel() == 0:
         return None
-    low, high = torch.aminmax(preds)
-    bounds = (low.item(), high.item())
+    bounds = _extremes(preds)
     if math.isnan(bounds[0]) or math.isnan(bounds[1]):  # the extremes are NaN exactly when a score is
         raise MetricInputError("Argument `preds` contains NaN scores, got " + _short(preds))
     return bounds
@@ -148,8 +153,8 @@ def _check_int_target(target: Tensor) -> None:
 def _check_binary_values(target: Tensor, ignore_index: Optional[int]) -> None:
     if target.numel() == 0:
         return
-    low, high = torch.aminmax(target)
-    if low.item() >= 0 and high.item() <= 1:  # one pass for the common case
+    low, high = _extremes(target)
+    if low >= 0 and high <= 1:  # one pass for the common case
         return
     bad = (target != 0) & (target != 1)
     if ignore_index is not None:
@@ -198,8 +203,8 @@ def validate_multiclass(preds: Tensor, target: Tensor, num_classes: int, ignore_
     bounds = _check_float_preds(preds)
     if target.numel() == 0:
         return bounds
-    low, high = torch.aminmax(target)
-    if low.item() >= 0 and high.item() < num_classes:  # one pass for the common case
+    low, high = _extremes(target)
+    if low >= 0 and high < num_classes:  # one pass for the common case
         return bounds
     bad = (target < 0) | (target >= num_classes)
     if ignore_index is not None:
@@ -247,7 +252,7 @@ def normalize_scores(
     # (a compiled update keeps the branch-free form: a host read would be a data-dependent guard)
     if CPU_HOST_BRANCH and scores.device.type == "cpu" and not torch.compiler.is_compiling():
         if valid is None:  # one pass: min and max (none when the checks read them)
-            low, high = bounds if bounds is not None else (t.item() for t in torch.aminmax(scores))
+            low, high = bounds if bounds is not None else _extremes(scores)
             inside = low >= 0 and high <= 1  # False for NaN, as torchmetrics
         else:
             mask = valid if valid.ndim == scores.ndim else valid.unsqueeze(-1)

@@ -58,6 +58,7 @@ class Statistic(NamedTuple):
     # the statistic of this batch alone (around its own first observation, with no sums to re-express)
     update: Callable[..., Tensor]
     merge: Callable[[Tensor], Tensor]  # stacked states (k, R, d) -> state: the dist_reduce_fx
+    additive: bool = False  # states of any two batches merge by addition (no shifts to re-base)
 
 
 _CONSTANTS = ConstantCache()  # increment heads (batches usually have one size) and constant blocks of ``lift``
@@ -232,7 +233,7 @@ def _empty_tail(d: int, device: torch.device) -> Tensor:
     return _CONSTANTS.get(("tail", d, device), lambda: mo.empty_moments(d, device=device)[mo._MINS.start :])
 
 
-SSE = Statistic(0, "sse", _empty_sse, _update_sse, _merge_sse)
+SSE = Statistic(0, "sse", _empty_sse, _update_sse, _merge_sse, additive=True)
 R2 = Statistic(1, "target_sums", _empty_sums, _update_target_sums, _merge_sums)
 TARGET_RESIDUAL = Statistic(2, "target_residual_sums", _empty_sums, _update_target_residual_sums, _merge_sums)
 # ------------------------------------------------------------------ MOMENTS: shifted sums of (x, y, e)
