@@ -9,7 +9,7 @@ is the fair one where torchmetrics' update only stores its inputs and does the w
 (cosine similarity, the calibration errors, ``CatMetric``): it keeps every input, where ours keeps a
 statistic.
 
-Run: ``python benchmarks/lone_metrics.py [--repeats 300]``
+Run: ``python benchmarks/lone_metrics.py [--repeats 300] [--only R2Score,MeanMetric]``
 """
 
 from __future__ import annotations
@@ -99,6 +99,7 @@ def epoch(metric: Any, args: tuple) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=300)
+    parser.add_argument("--only", default="", help="comma-separated class names: time only these")
     args = parser.parse_args()
     torch.set_num_threads(1)
     warnings.filterwarnings("ignore")
@@ -106,7 +107,10 @@ def main() -> None:
           f"medians of interleaved repeats; epoch = {EPOCH_UPDATES} updates + compute")
     print(f"{'metric alone':<40} {'update tm':>10} {'ours':>9} {'ours/tm':>8} {'forward tm':>11} {'ours':>9} "
           f"{'ours/tm':>8} {'epoch tm':>10} {'ours':>9} {'ours/tm':>8}")
+    only = set(filter(None, args.only.split(",")))
     for name, ours_mod, tm_mod, kwargs, inputs in cases():
+        if only and name not in only:
+            continue
         ours, theirs = getattr(ours_mod, name)(**kwargs), getattr(tm_mod, name)(**kwargs)
         step = interleaved(
             {"ours": lambda: ours.update(*inputs), "tm": lambda: theirs.update(*inputs)}, args.repeats, clock_us=cpu_us

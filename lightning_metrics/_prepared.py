@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
+import torch
+from torch import Tensor
+
 from lightning_metrics._states import State
 
 if TYPE_CHECKING:
@@ -21,14 +24,23 @@ if TYPE_CHECKING:
 class PreparedUpdates:
     """The prepare/commit protocol of ``Metric`` (the default: not supported, ``None``)."""
 
+    # True where the commit of :meth:`_prepared_batch` only adds the batch's own states to the accumulated
+    # ones (sums): then the batch's preparation is the update's too
+    _commits_batch_states = False
+
     def _prepared_update(self, *args: Any, **kwargs: Any) -> Optional[Callable[[], None]]:
         """Check a batch and compute what it adds WITHOUT changing any state; return the commit (which
-        cannot fail), or ``None`` when this metric does not split its update so (the default).
+        cannot fail), or ``None`` when this metric does not split its update so (the default, unless
+        ``_commits_batch_states``: the commit of :meth:`_prepared_batch`).
 
         A collection prepares every compute group before committing any, so a batch that one group
         rejects leaves all of them as they were, without copying a state.
         """
-        return None
+        if not self._commits_batch_states:
+            return None
+        with torch.set_grad_enabled(self.__dict__["_enable_grad"]):  # the mode ``update`` runs in
+            prepared = self._prepared_batch(*args, **kwargs)
+        return None if prepared is None else prepared[1]
 
     def _prepared_batch(self, *args: Any, **kwargs: Any) -> Optional[tuple[dict[str, State], Callable[[], None]]]:
         """Like :meth:`_prepared_update`, and also the states a fresh metric would hold after this batch
@@ -95,3 +107,34 @@ class PreparedUpdates:
                 self._move_list_states_to_cpu()
 
         return commit
+
+
+class BatchSums:
+    """A base (before ``Metric``) for a metric whose ``update`` adds the batch's own sums to its states.
+
+    It states them once, :meth:`_batch_sums`; ``update`` adds them (:meth:`_add_sums`), and so do
+    ``forward``, which reads them as the batch's states (no fresh default states to make and merge back),
+    and a collection's all-or-nothing update.
+    """
+
+    _commits_batch_states = True
+
+    def _batch_sums(self, *args: Any, **kwargs: Any) -> dict[str, Tensor | int]:
+        """The checked batch's sums by state name (tensors; a count may be an int): what ``update`` adds."""
+        raise NotImplementedError
+
+    def _add_sums(self, sums: dict[str, Tensor | int]) -> None:
+        for name, value in sums.items():
+            setattr(self, name, getattr(self, name) + value)
+
+    def _prepared_batch(self: "Metric", *args: Any, **kwargs: Any) -> Any:
+        if self.__dict__["_is_synced"]:
+            return None
+        sums = self._batch_sums(*args, **kwargs)  # type: ignore[attr-defined]
+        attrs = self.__dict__
+        batch = {  # a count as a tensor like its state
+            name: value if isinstance(value, Tensor) else attrs[name].new_tensor(value)
+            for name, value in sums.items()
+        }
+        detached = {name: value.detach() if isinstance(value, Tensor) else value for name, value in sums.items()}
+        return batch, self._committer(lambda: self._add_sums(detached))  # type: ignore[attr-defined]

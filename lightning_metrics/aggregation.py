@@ -10,16 +10,17 @@ tensor(1.5000)
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, Callable, Optional, Union
 
 import torch
 from torch import Tensor
 
 from lightning_metrics import _plot_methods
+from lightning_metrics._prepared import BatchSums
 from lightning_metrics.metric import Metric
 from lightning_metrics.utilities.data import dim_zero_cat
 from lightning_metrics.utilities.exceptions import MetricInputError
+from lightning_metrics.utilities.prints import warn_at_caller
 from lightning_metrics.wrappers.running import Running
 
 NanStrategy = Union[str, float]
@@ -67,32 +68,43 @@ class BaseAggregator(Metric):
         self.add_state(state_name, default=default_value, dist_reduce_fx=fn)
 
     def _cast_and_nan_check_input(
-        self, x: Union[float, Tensor], weight: Optional[Union[float, Tensor]] = None, *, _stacklevel: int = 3
+        self, x: Union[float, Tensor], weight: Optional[Union[float, Tensor]] = None
     ) -> tuple[Tensor, Tensor]:
         """Convert ``x`` (and ``weight``) to tensors of the metric dtype and apply ``nan_strategy``."""
         x = _as_tensor("value", x, self.dtype, self.device)
         weight = torch.ones_like(x) if weight is None else _as_tensor("weight", weight, self.dtype, self.device)
+        return self._nan_checked(x, weight)  # type: ignore[return-value]
+
+    def _nan_checked(self, x: Tensor, weight: Optional[Tensor]) -> tuple[Tensor, Optional[Tensor]]:
+        """``nan_strategy`` applied to ``x`` and ``weight`` (``None``: no weight, which has no NaN), cast to
+        the metric dtype."""
         if self.nan_strategy != "disable":
-            nans = torch.isnan(x) | torch.isnan(weight)
+            nans = torch.isnan(x) if weight is None else torch.isnan(x) | torch.isnan(weight)
             if nans.any():
                 if self.nan_strategy == "error":
                     raise RuntimeError(f"Argument `value`: encountered NaN values in {x}")
                 if isinstance(self.nan_strategy, float):
                     x = torch.where(nans, torch.as_tensor(self.nan_strategy, dtype=x.dtype), x)
-                    weight = torch.where(nans, torch.ones_like(weight), weight)
+                    if weight is not None:
+                        weight = torch.where(nans, torch.ones_like(weight), weight)
                 else:
                     if self.nan_strategy == "warn":
-                        warnings.warn(
-                            "Encountered `nan` values in tensor. Will be removed.", UserWarning, stacklevel=_stacklevel
-                        )
-                    x, weight = torch.broadcast_tensors(x, weight)
-                    x, weight = x[~nans.expand_as(x)], weight[~nans.expand_as(weight)]
-        return x.to(self.dtype), weight.to(self.dtype)
+                        warn_at_caller("Encountered `nan` values in tensor. Will be removed.")
+                    if weight is None:
+                        x = x[~nans]
+                    else:
+                        x, weight = torch.broadcast_tensors(x, weight)
+                        x, weight = x[~nans.expand_as(x)], weight[~nans.expand_as(weight)]
+        return x.to(self.dtype), None if weight is None else weight.to(self.dtype)
+
+    def _checked_values(self, value: float | Tensor) -> Tensor:
+        """``value`` as a tensor of the metric dtype, ``nan_strategy`` applied (an unweighted aggregator)."""
+        return self._nan_checked(_as_tensor("value", value, self.dtype, self.device), None)[0]
 
     def _fold(self, value: float | Tensor, fold: Callable[[Tensor, Tensor], Tensor]) -> None:
         """Cast ``value`` and apply ``nan_strategy``; unless nothing is left, the state becomes
         ``fold(state, value)``."""
-        value, _ = self._cast_and_nan_check_input(value, _stacklevel=4)  # warn where update was called from
+        value = self._checked_values(value)
         if value.numel():
             setattr(self, self.state_name, fold(getattr(self, self.state_name), value))
 
@@ -158,7 +170,7 @@ class MinMetric(BaseAggregator):
         self._fold(value, lambda acc, v: torch.minimum(acc, v.min()))
 
 
-class SumMetric(BaseAggregator):
+class SumMetric(BatchSums, BaseAggregator):
     """Sum of a stream of values.
 
     >>> from lightning_metrics.aggregation import SumMetric
@@ -173,9 +185,12 @@ class SumMetric(BaseAggregator):
     def __init__(self, nan_strategy: NanStrategy = "warn", **kwargs: Any) -> None:
         super().__init__("sum", torch.tensor(0.0), nan_strategy, state_name="sum_value", **kwargs)
 
+    def _batch_sums(self, value: Union[float, Tensor]) -> dict[str, Tensor | int]:  # type: ignore[override]
+        return {"sum_value": self._checked_values(value).sum()}
+
     def update(self, value: Union[float, Tensor]) -> None:
         """Add the sum of ``value`` (any shape)."""
-        self._fold(value, lambda acc, v: acc + v.sum())
+        self._add_sums(self._batch_sums(value))
 
 
 class CatMetric(BaseAggregator):
@@ -193,7 +208,7 @@ class CatMetric(BaseAggregator):
 
     def update(self, value: Union[float, Tensor]) -> None:
         """Append ``value``."""
-        value, _ = self._cast_and_nan_check_input(value)
+        value = self._checked_values(value)
         if value.numel():
             self.value.append(value)
 
@@ -204,7 +219,7 @@ class CatMetric(BaseAggregator):
         return self.value
 
 
-class MeanMetric(BaseAggregator):
+class MeanMetric(BatchSums, BaseAggregator):
     """(Weighted) mean of a stream of values.
 
     >>> from lightning_metrics.aggregation import MeanMetric
@@ -220,10 +235,14 @@ class MeanMetric(BaseAggregator):
         super().__init__("sum", torch.tensor(0.0), nan_strategy, state_name="mean_value", **kwargs)
         self.add_state("weight", default=torch.tensor(0.0), dist_reduce_fx="sum")
 
-    def update(self, value: Union[float, Tensor], weight: Union[float, Tensor, None] = None) -> None:
-        """Add ``value`` with ``weight`` (broadcastable to ``value``; default 1)."""
+    def _batch_sums(  # type: ignore[override]
+        self, value: Union[float, Tensor], weight: Union[float, Tensor, None] = None
+    ) -> dict[str, Tensor | int]:
+        if weight is None:  # weights of one: the values' sum and their count (no tensor of ones to multiply)
+            value_t = self._checked_values(value)
+            return {"mean_value": value_t.sum(), "weight": value_t.numel()}
         value_t = _as_tensor("value", value, self.dtype, self.device)
-        weight_t = torch.ones_like(value_t) if weight is None else _as_tensor("weight", weight, self.dtype, self.device)
+        weight_t = _as_tensor("weight", weight, self.dtype, self.device)
         try:
             weight_t = torch.broadcast_to(weight_t, value_t.shape)
         except RuntimeError as err:
@@ -232,10 +251,11 @@ class MeanMetric(BaseAggregator):
                 f"{tuple(value_t.shape)}"
             ) from err
         value_t, weight_t = self._cast_and_nan_check_input(value_t, weight_t)
-        if value_t.numel() == 0:
-            return
-        self.mean_value = self.mean_value + (value_t * weight_t).sum()
-        self.weight = self.weight + weight_t.sum()
+        return {"mean_value": (value_t * weight_t).sum(), "weight": weight_t.sum()}
+
+    def update(self, value: Union[float, Tensor], weight: Union[float, Tensor, None] = None) -> None:
+        """Add ``value`` with ``weight`` (broadcastable to ``value``; default 1)."""
+        self._add_sums(self._batch_sums(value, weight))
 
     def compute(self) -> Tensor:
         """Sum of weighted values over the sum of weights."""

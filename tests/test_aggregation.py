@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 
 import pytest
@@ -73,6 +74,22 @@ def test_nan_error_leaves_state_unchanged():
 def test_warn_strategy_warns():
     with pytest.warns(UserWarning, match="nan"):
         lm_agg.SumMetric().update(torch.tensor([float("nan"), 1.0]))
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("how", ["update", "forward", "collection"])
+def test_nan_warning_points_at_the_callers_line(name, how):
+    """However deep in update, forward or a collection the NaN is found, the warning names the user's line."""
+    from lightning_metrics import MetricCollection
+
+    metric = getattr(lm_agg, name)()
+    call = {"update": metric.update, "forward": metric, "collection": MetricCollection([metric])}[how]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        line = sys._getframe().f_lineno + 1
+        call(torch.tensor([1.0, float("nan")]))
+    assert caught, "no warning"
+    assert {(w.filename, w.lineno) for w in caught} == {(__file__, line)}
 
 
 def test_mean_with_weights_matches_torchmetrics():

@@ -19,6 +19,7 @@ import torch
 from torch import Tensor
 
 from lightning_metrics import _plot_methods
+from lightning_metrics._prepared import BatchSums
 from lightning_metrics.functional.regression import errors as F
 from lightning_metrics.functional.regression._checks import check_num_outputs_arg
 from lightning_metrics.metric import Metric
@@ -29,8 +30,11 @@ def _zeros(*shape: int) -> Tensor:
     return torch.zeros(shape, dtype=torch.float64)
 
 
-class _FloatSums(Metric):
-    """Float64 sums that add up across batches and ranks: a differentiable error, lower is better, >= 0."""
+class _FloatSums(BatchSums, Metric):
+    """Float64 sums that add up across batches and ranks: a differentiable error, lower is better, >= 0.
+
+    A subclass states its batch's sums once (:meth:`~lightning_metrics._prepared.BatchSums._batch_sums`).
+    """
 
     plot = _plot_methods.plot_value
 
@@ -56,33 +60,19 @@ class _SumMetric(_FloatSums):
         self.add_state("count", torch.tensor(0, dtype=torch.int64), dist_reduce_fx="sum")
 
     def _sums(self, preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
-        """The batch's float64 total (per output) and its observation count, checked: what ``update`` adds."""
+        """The batch's float64 total (per output) and its observation count, checked."""
         raise NotImplementedError
 
-    def update(self, preds: Tensor, target: Tensor) -> None:
-        """Add the batch's sums."""
-        self._accumulate(*self._sums(preds, target))
-
-    def _accumulate(self, total: Tensor, count: int) -> None:
-        self.total = self.total + self._as_state(total)
-        self.count = self.count + count
-
-    def _as_state(self, total: Tensor) -> Tensor:
-        """A batch total in the shape and on the device of the ``total`` state."""
+    def _batch_sums(self, *args: Any, **kwargs: Any) -> dict[str, Tensor | int]:
+        total, count = self._sums(*args, **kwargs)
         state = self.total
         if total.shape != state.shape:  # per-output sums of one output (log-cosh)
             total = total.reshape(state.shape)
-        return total.to(state.device)
+        return {"total": total.to(state.device), "count": count}
 
-    def _prepared_batch(self, *args: Any, **kwargs: Any) -> Any:
-        """``forward``'s batch states straight from the batch's sums, and the commit that adds them (no
-        fresh default states to make and merge back)."""
-        if self.__dict__["_is_synced"]:
-            return None
-        total, count = self._sums(*args, **kwargs)
-        total = self._as_state(total)
-        batch = {"total": total, "count": torch.tensor(count, device=self.count.device)}
-        return batch, self._committer(lambda: self._accumulate(total.detach(), count))
+    def update(self, preds: Tensor, target: Tensor) -> None:
+        """Add the batch's sums."""
+        self._add_sums(self._batch_sums(preds, target))
 
     def compute(self) -> Tensor:
         """The accumulated mean."""
@@ -159,9 +149,12 @@ class MinkowskiDistance(_FloatSums):
         self.p = p
         self.add_state("minkowski_dist_sum", _zeros(), dist_reduce_fx="sum")
 
+    def _batch_sums(self, preds: Tensor, targets: Tensor) -> dict[str, Tensor | int]:  # type: ignore[override]
+        return {"minkowski_dist_sum": F.minkowski_distance_sum(preds, targets, self.p)}
+
     def update(self, preds: Tensor, targets: Tensor) -> None:
         """Add ``sum |preds - targets|^p`` of the batch."""
-        self.minkowski_dist_sum = self.minkowski_dist_sum + F.minkowski_distance_sum(preds, targets, self.p)
+        self._add_sums(self._batch_sums(preds, targets))
 
     def compute(self) -> Tensor:
         """The p-th root of the accumulated sum."""
@@ -216,11 +209,13 @@ class WeightedMeanAbsolutePercentageError(_FloatSums):
         self.add_state("sum_abs_error", _zeros(), dist_reduce_fx="sum")
         self.add_state("sum_scale", _zeros(), dist_reduce_fx="sum")
 
+    def _batch_sums(self, preds: Tensor, target: Tensor) -> dict[str, Tensor | int]:  # type: ignore[override]
+        abs_error, scale = F.weighted_mean_absolute_percentage_error_sums(preds, target)
+        return {"sum_abs_error": abs_error, "sum_scale": scale}
+
     def update(self, preds: Tensor, target: Tensor) -> None:
         """Add the batch's absolute errors and absolute targets."""
-        abs_error, scale = F.weighted_mean_absolute_percentage_error_sums(preds, target)
-        self.sum_abs_error = self.sum_abs_error + abs_error
-        self.sum_scale = self.sum_scale + scale
+        self._add_sums(self._batch_sums(preds, target))
 
     def compute(self) -> Tensor:
         """WMAPE over everything seen."""
@@ -249,7 +244,7 @@ class TweedieDevianceScore(_SumMetric):
 
     def update(self, preds: Tensor, targets: Tensor) -> None:  # torchmetrics' argument name
         """Add the batch's unit deviances."""
-        self._accumulate(*self._sums(preds, targets))
+        self._add_sums(self._batch_sums(preds, targets))
 
 
 class CriticalSuccessIndex(Metric):

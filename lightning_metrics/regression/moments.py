@@ -229,9 +229,9 @@ class _MomentMetric(Metric):
         return self.dtype
 
     def _checked_moments(self) -> Tensor:
-        """The state, after checking it fits this class's input checks (a shared state may come from a laxer
-        metric)."""
-        m = self._lifted()
+        """What the measures read of the state (its moment rows, computed as read), after checking it fits
+        this class's input checks (a shared state may come from a laxer metric)."""
+        m = st.moment_rows(self.moments, self._statistic)
         if self._at_most_2d and mo.was_flattened(m):
             raise MetricInputError(
                 f"{type(self).__name__} expects 1D or 2D inputs, but >2D inputs were accumulated"
@@ -278,16 +278,8 @@ class MeanSquaredError(_MomentMetric):
 
     def compute(self) -> Tensor:
         """MSE (or RMSE) over everything seen."""
-        if self._statistic is not st.SSE:  # a shared, wider statistic: read it as moments
-            m = self._checked_moments()
-            return mse_from_moments(m, self.squared, self.num_outputs).to(self._result_dtype(m))
-        # alone: the count and the sum of squared errors as kept, no moment layout to build
-        state = self.moments
-        self._check_accumulated_width(state.shape[1])
-        if self.num_outputs == 1:  # all columns pooled, as for a flattened input
-            state = state.sum(dim=1, keepdim=True)
-        value = state[1] / state[0]
-        return (value if self.squared else value.sqrt()).to(self.dtype)
+        m = self._checked_moments()
+        return mse_from_moments(m, self.squared, self.num_outputs).to(self._result_dtype(m))
 
 
 class NormalizedRootMeanSquaredError(_MomentMetric):

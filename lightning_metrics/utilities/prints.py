@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import warnings
 from functools import wraps
 from typing import Any, Callable
+
+import torch
 
 _log = logging.getLogger("lightning_metrics")
 
@@ -50,6 +53,28 @@ def rank_zero_warn(*args: Any, **kwargs: Any) -> None:
     warnings.warn(*args, **kwargs)
 
 
+# the frames a warning is not attributed to: this package's and torch.nn's (``Module.__call__``)
+_INTERNAL = tuple(os.path.dirname(os.path.dirname(os.path.abspath(path))) + os.sep
+                  for path in (__file__, torch.nn.modules.__file__))
+
+
+def warn_at_caller(message: str, category: type[Warning] = UserWarning) -> None:
+    """``warnings.warn`` attributed to the first frame outside this package and ``torch.nn`` (the user's
+    line, however deep in ``update``, ``forward`` or a collection the warning arose).
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_at_caller("careful")
+    >>> caught[0].filename == __file__ or caught[0].filename.startswith("<doctest")
+    True
+    """
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level + 1)
+
+
 @rank_zero_only
 def rank_zero_info(*args: Any, **kwargs: Any) -> None:
     """``logging.info`` to the ``lightning_metrics`` logger on rank zero only.
@@ -68,4 +93,4 @@ def rank_zero_debug(*args: Any, **kwargs: Any) -> None:
     _log.debug(*args, **kwargs)
 
 
-__all__ = ["rank_zero_debug", "rank_zero_info", "rank_zero_only", "rank_zero_warn"]
+__all__ = ["rank_zero_debug", "rank_zero_info", "rank_zero_only", "rank_zero_warn", "warn_at_caller"]

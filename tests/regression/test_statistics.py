@@ -162,3 +162,32 @@ def test_merging_shifted_sums_with_empty_and_distant_sides():
         whole = torch.cat(parts)
         expected = st.lift(level.update(level.empty(2), whole - 0.5, whole), level)
         torch.testing.assert_close(merged, expected, rtol=1e-9, atol=1e-6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    level=hs.sampled_from([st.SSE, st.R2, st.TARGET_RESIDUAL]),
+    n=hs.integers(0, 20),
+    columns=hs.integers(1, 3),
+    offset=hs.sampled_from([0.0, 1e6]),
+    float64=hs.booleans(),
+    seed=hs.integers(0, 2**16),
+)
+def test_moment_rows_equal_the_lifted_layout(level, n, columns, offset, float64, seed):
+    """``compute`` of a lone metric reads its statistic row by row (``MomentRows``): every row, the sum of
+    squared errors and the pooled columns are those of the whole lifted layout, to the bit."""
+    from lightning_metrics.functional.regression import _moments as mo
+
+    gen = torch.Generator().manual_seed(seed)
+    dtype = torch.float64 if float64 else torch.float32
+    target = offset + torch.randn(n, columns, generator=gen, dtype=dtype)
+    preds = target + torch.randn(n, columns, generator=gen, dtype=dtype)
+    state = level.update(level.empty(columns), preds, target)
+    rows, layout = st.MomentRows(state, level), st.lift(state, level)
+    for i in range(mo.NUM_ROWS):
+        assert torch.equal(rows[i], layout[i]), (level.name, i)
+    assert rows.shape == layout.shape
+    assert torch.equal(mo.sum_squared_error(rows), mo.sum_squared_error(layout))
+    pooled_rows, pooled = mo.pool_columns(rows), mo.pool_columns(layout)
+    for reader in (mo.count, mo.sum_squared_error):
+        torch.testing.assert_close(reader(pooled_rows), reader(pooled), rtol=1e-12, atol=0)

@@ -103,10 +103,16 @@ def merge_moments(stacked: Tensor) -> Tensor:
     return torch.cat([total.unsqueeze(0), grand_mean, comoments, mins, maxs, flags], dim=0)
 
 
+# The readers below take a moment tensor, or a lazy view of a statistic that computes only the rows read
+# (``_statistics.MomentRows``: indexed by row, with ``shape``, ``pool_columns`` and ``sum_squared_error``).
+
+
 def pool_columns(moments: Tensor) -> Tensor:
     """Merge all output columns into one, as if the inputs had been flattened: ``(R, d) -> (R, 1)``."""
     if moments.shape[1] == 1:
         return moments
+    if not isinstance(moments, Tensor):
+        return moments.pool_columns()
     return merge_moments(moments.t().unsqueeze(-1))
 
 
@@ -117,26 +123,28 @@ def count(moments: Tensor) -> Tensor:
 
 def mean(moments: Tensor, var: int) -> Tensor:
     """Mean of ``X``, ``Y`` or ``E`` per column."""
-    return moments[_MEANS][var]
+    return moments[_MEANS.start + var]
 
 
 def comoment(moments: Tensor, a: int, b: int) -> Tensor:
     """Centred co-moment ``sum (a - mean_a)(b - mean_b)`` per column (``a == b``: the M2 of ``a``)."""
-    return moments[_COMOMENTS][a * _NUM_VARS + b]
+    return moments[_COMOMENTS.start + a * _NUM_VARS + b]
 
 
 def minimum(moments: Tensor, var: int) -> Tensor:
     """Minimum of ``X`` or ``Y`` per column."""
-    return moments[_MINS][var]
+    return moments[_MINS.start + var]
 
 
 def maximum(moments: Tensor, var: int) -> Tensor:
     """Maximum of ``X`` or ``Y`` per column."""
-    return moments[_MAXS][var]
+    return moments[_MAXS.start + var]
 
 
 def sum_squared_error(moments: Tensor) -> Tensor:
-    """``sum (target - preds)^2`` per column, from the residual's mean and M2."""
+    """``sum (target - preds)^2`` per column, from the residual's mean and M2 (a view may keep it)."""
+    if not isinstance(moments, Tensor):
+        return moments.sum_squared_error()
     return comoment(moments, E, E) + count(moments) * mean(moments, E) ** 2
 
 

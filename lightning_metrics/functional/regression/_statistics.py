@@ -233,6 +233,87 @@ def _empty_tail(d: int, device: torch.device) -> Tensor:
     return _CONSTANTS.get(("tail", d, device), lambda: mo.empty_moments(d, device=device)[mo._MINS.start :])
 
 
+class MomentRows:
+    """The moment layout of a state of the ``SSE``, ``R2`` or ``TARGET_RESIDUAL`` level, row by row on demand:
+    what ``compute`` of a lone MSE, NRMSE, R2, RSE or explained variance hands the measures, so that it
+    computes the few rows they read instead of the whole layout (:func:`lift`). Rows are those of
+    :func:`lift`, by the same float64 arithmetic; the rest come from the lifted layout.
+
+    >>> preds, target = torch.tensor([[2.5], [0.0], [2.0]]), torch.tensor([[3.0], [-0.5], [2.0]])
+    >>> state = R2.update(R2.empty(1), preds, target)
+    >>> rows, layout = MomentRows(state, R2), lift(state, R2)
+    >>> all(bool(torch.equal(rows[i], layout[i])) for i in range(mo.NUM_ROWS))
+    True
+    """
+
+    __slots__ = ("_state", "_statistic", "_rows", "shape")
+
+    def __init__(self, state: Tensor, statistic: Statistic) -> None:
+        self._state, self._statistic, self._rows = state, statistic, {}
+        self.shape = torch.Size((mo.NUM_ROWS, state.shape[1]))
+
+    def __getitem__(self, row: int) -> Tensor:
+        rows = self._rows
+        if row not in rows:
+            rows[row] = self._row(row)
+        return rows[row]
+
+    def _row(self, row: int) -> Tensor:
+        state, sse = self._state, self._statistic.level == SSE.level
+        if row == mo._COUNT:
+            return state[_COUNT]
+        if sse:
+            # mean_e = 0, so M2_e carries the whole sum; nothing else is kept
+            if row == mo._COMOMENTS.start + mo.E * 4:
+                return state[1]
+            return _lift_sums_row(state, row) if row >= mo._MINS.start else torch.zeros_like(state[0])
+        var = {mo._MEANS.start + mo.Y: 0, mo._MEANS.start + mo.E: 1}.get(row)
+        if var is not None:  # the mean of y or e: its shift plus the mean shifted value
+            return torch.where(state[_COUNT] > 0, state[_KY + var] + state[_S1Y - var] / self._safe_n(), 0.0)
+        var = {mo._COMOMENTS.start + mo.Y * 4: 0, mo._COMOMENTS.start + mo.E * 4: 1}.get(row)
+        if var is not None:  # the M2 of y or e
+            s1 = state[_S1Y - var]
+            return state[_S2Y + var] - s1 * s1 / self._safe_n()
+        if row >= mo._SAW_FLOAT64:
+            return (state[_N_F64 + row - mo._SAW_FLOAT64] > 0).to(_F64)
+        return self._lifted()[row]
+
+    def _safe_n(self) -> Tensor:
+        if "n" not in self._rows:
+            self._rows["n"] = self._state[_COUNT].clamp(min=1)  # counts are whole numbers: 0 -> 1
+        return self._rows["n"]
+
+    def _lifted(self) -> Tensor:
+        if "lifted" not in self._rows:
+            self._rows["lifted"] = lift(self._state, self._statistic)
+        return self._rows["lifted"]
+
+    def sum_squared_error(self) -> Tensor:
+        """``sum (target - preds)^2`` per column: kept as such unless the residual is shifted."""
+        if self._statistic.level == SSE.level:
+            return self._state[1]
+        if self._statistic.level == R2.level:  # the residual is not shifted: S2E is the plain sum of squares
+            return self._state[_S2E]
+        return mo.comoment(self, mo.E, mo.E) + self[mo._COUNT] * mo.mean(self, mo.E) ** 2
+
+    def pool_columns(self) -> "MomentRows | Tensor":
+        """All columns as one: summed for the additive ``SSE``, else pooled moments."""
+        if self._statistic.level == SSE.level:
+            return MomentRows(self._state.sum(dim=1, keepdim=True), SSE)
+        return mo.pool_columns(self._lifted())
+
+
+def _lift_sums_row(state: Tensor, row: int) -> Tensor:
+    """Row ``row`` of the extremes and flags of an ``SSE`` state (as empty moments have them)."""
+    return _empty_tail(state.shape[1], state.device)[row - mo._MINS.start]
+
+
+def moment_rows(state: Tensor, statistic: Statistic) -> "MomentRows | Tensor":
+    """What the measures read of ``state``: its rows on demand, or for ``MOMENTS`` the lifted layout (whose
+    measures read most rows)."""
+    return lift(state, statistic) if statistic.level == MOMENTS.level else MomentRows(state, statistic)
+
+
 SSE = Statistic(0, "sse", _empty_sse, _update_sse, _merge_sse, additive=True)
 R2 = Statistic(1, "target_sums", _empty_sums, _update_target_sums, _merge_sums)
 TARGET_RESIDUAL = Statistic(2, "target_residual_sums", _empty_sums, _update_target_residual_sums, _merge_sums)
