@@ -320,100 +320,6 @@ class Metric(MetricArithmetic, MetricStateIO, PreparedUpdates, nn.Module):
             self._forward_cache = self._forward_reduce_state_update(*args, **kwargs)
         return self._forward_cache
 
-    def _forward_full_state_update(self, *args: Any, **kwargs: Any) -> Any:
-        # two updates: one into the accumulated state, one into a fresh state for the batch value
-        self.update(*args, **kwargs)
-        count, accumulated = self._update_count, self.metric_state
-        try:
-            with self._batch_context():
-                self._reset_states_only()
-                self._update_count = 0
-                self.update(*args, **kwargs)
-                return self.compute()
-        finally:
-            for name, value in accumulated.items():
-                setattr(self, name, value)
-            self._update_count = count
-
-    def _forward_reduce_state_update(self, *args: Any, **kwargs: Any) -> Any:
-        return self._forward_shared([self], *args, **kwargs)[0]
-
-    def _forward_shared(self, members: list["Metric"], *args: Any, **kwargs: Any) -> list[Any]:
-        """One update on a fresh state gives the batch value of every member sharing this
-        metric's statistic; the accumulated state is then merged back in by the reductions."""
-        prepared = self._prepared_batch(*args, **kwargs)
-        if prepared is not None:
-            return self._forward_from_batch(members, *prepared)
-        count, accumulated = self._update_count, self.metric_state
-        try:
-            values = self._members_batch_values(members, *args, **kwargs)
-            self._update_count = count + 1
-            with torch.no_grad():
-                self._merge_states(accumulated)
-        except BaseException:  # a failure at any step leaves every member as it was
-            self._restore_shared(members, accumulated, count)
-            raise
-        for member, value in zip(members, values):
-            member._share_states_of(self)
-            member._forward_cache = value
-        return values
-
-    def _forward_full_shared(self, members: list["Metric"], *args: Any, **kwargs: Any) -> list[Any]:
-        """``forward`` of a compute group whose members need the full state (``full_state_update``):
-        ONE update of the accumulated state, then every member's batch value from one update on a
-        fresh state, which this metric's states return to afterwards (as ``_forward_full_state_update``)."""
-        self.update(*args, **kwargs)
-        count, accumulated = self._update_count, self.metric_state
-        try:
-            values = self._members_batch_values(members, *args, **kwargs)
-        finally:
-            self._restore_shared(members, accumulated, count)
-        for member, value in zip(members, values):
-            member._forward_cache = value
-        return values
-
-    def _members_batch_values(self, members: list["Metric"], *args: Any, **kwargs: Any) -> list[Any]:
-        """Every member's value on this batch alone: one update on a fresh state of this metric,
-        which the members then share. The accumulated states are the caller's to put back."""
-        with self._batch_context():
-            self._reset_states_only()
-            self._update_count = 0
-            self.update(*args, **kwargs)
-        values = []
-        for member in members:
-            member._share_states_of(self)
-            with member._batch_context():
-                values.append(member.compute())
-        return values
-
-    def _restore_shared(self, members: list["Metric"], accumulated: dict[str, Any], count: int) -> None:
-        """Put back this metric's accumulated states and update count, and point every member at them."""
-        for name, value in accumulated.items():
-            setattr(self, name, value)
-        self._update_count = count
-        for member in members:
-            member._share_states_of(self)
-
-    @property
-    def _state_owner(self) -> "Metric":
-        """The metric whose states hold this one's statistic in a compute group: itself, or for a
-        wrapper that only relabels a metric's value (``ClasswiseWrapper``) the wrapped metric's owner."""
-        return self
-
-    def _batch_value_from(self, owner_value: Any) -> Any:
-        """This metric's batch value given its state owner's (the identity, unless a relabelling wrapper)."""
-        return owner_value
-
-    def _share_states_of(self, leader: "Metric") -> None:
-        """Point this metric's states at ``leader``'s (metrics with equal ``statistic_spec``)."""
-        mine, theirs = self.__dict__, leader.__dict__
-        if leader is not self:
-            for name in theirs["_defaults"]:
-                mine[name] = theirs[name]  # states are plain attributes, never buffers or modules
-            mine["_update_count"] = theirs["_update_count"]
-            mine["_borrows_states"] = True
-        mine["_computed"] = None
-
     def _reset_states_only(self, clear_lists: bool = False) -> None:
         """States back to their defaults; list states are new lists unless ``clear_lists`` (in place:
         ``reset``). ``forward`` keeps the accumulated lists aside, so it must get new ones."""
@@ -426,25 +332,6 @@ class Metric(MetricArithmetic, MetricStateIO, PreparedUpdates, nn.Module):
             else:
                 attrs[name] = []
         attrs["_computed"] = None
-
-    @contextmanager
-    def _batch_context(self) -> Generator[None, None, None]:
-        """Settings for computing a batch value inside ``forward``: grads on, sync per step only."""
-        saved = (self.compute_on_cpu, self._to_sync, self._should_unsync, self._enable_grad)
-        self.compute_on_cpu = False
-        self._to_sync = self.dist_sync_on_step
-        self._should_unsync = False
-        # a metric that is not differentiable builds no autograd graph for its batch value
-        self._enable_grad = self.is_differentiable is not False
-        try:
-            yield
-        finally:
-            self.compute_on_cpu, self._to_sync, self._should_unsync, self._enable_grad = saved
-            self._is_synced = False
-            self._cache = None
-            self._computed = None
-            if self.compute_on_cpu:
-                self._move_list_states_to_cpu()
 
     # ------------------------------------------------------------- merging
     def merge_state(self, incoming_state: Union[dict[str, State], "Metric"]) -> None:
