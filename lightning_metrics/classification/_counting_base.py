@@ -20,11 +20,12 @@ from lightning_metrics.functional.classification._core import (
     Reduction,
     matrix_statistic,
     ratio_statistic,
+    reads_only_summary,
     reduce_together,
 )
 from lightning_metrics.functional.classification._counts import Codes, CountSpec
 from lightning_metrics.metric import Metric
-from lightning_metrics.utilities import dim_zero_cat
+from lightning_metrics.utilities import dim_zero_cat, memo
 
 
 _TORCHMETRICS_COUNT_STATES = frozenset({"tp", "fp", "tn", "fn", "confmat"})
@@ -142,8 +143,12 @@ class CountingMetric(Metric):
             return None  # a subclass with its own update
         increment = self._spec.batch(preds, target, increment=True)
         # the batch's confusion matrix for its values; the state takes the codes (a scatter, not a C^2 sum),
-        # or the matrix itself when it has no more bins than the batch has codes
-        batch = {n: v.dense_confmat() if isinstance(v, Codes) else v for n, v in increment.items()}
+        # or the matrix itself when it has no more bins than the batch has codes. A matrix much larger than
+        # its batch stays codes here: :meth:`_batch_values` makes it, unless its readers need only its summary.
+        batch = {
+            n: v if isinstance(v, Codes) and v.summarizes() else v.dense_confmat() if isinstance(v, Codes) else v
+            for n, v in increment.items()
+        }
         adds = {n: batch[n] if isinstance(v, Codes) and not v.scatters() else v for n, v in increment.items()}
         states = {n: [v] if isinstance(self._defaults[n], list) else v for n, v in batch.items()}
         return states, self._committer(lambda: self._add_batch(adds))
@@ -172,12 +177,22 @@ class CountingMetric(Metric):
         return lambda batch: _finished(self._reduce({name: batch[name] for name in names}), detach)
 
     def _batch_values(self, members: list[Metric], batch: dict[str, Any]) -> Optional[list[Any]]:
-        """The members' batch values, the count-ratio measures among them in one pass (``reduce_together``)."""
+        """The members' batch values, the count-ratio measures among them in one pass (``reduce_together``).
+
+        A batch matrix left as codes by :meth:`_prepared_batch` becomes, in ``batch``, a stand-in whose summary is
+        counted from the codes when every member reads only that (in a collection's ``forward``), else the
+        matrix itself."""
         spec = self._spec
-        if len(members) < 2 or not all(isinstance(m, CountingMetric) and m._reads_batch(spec) for m in members):
+        together = len(members) > 1 and all(isinstance(m, CountingMetric) and m._reads_batch(spec) for m in members)
+        reductions = [m._reduction for m in members] if together else []
+        summary_only = together and memo.scope_open() and reads_only_summary(spec, reductions)
+        for name, value in batch.items():
+            if isinstance(value, Codes):
+                batch[name] = value.summary_stand_in() if summary_only else value.dense_confmat()
+        if not together:
             return super()._batch_values(members, batch)
         states = self._concatenated({name: batch[name] for name in spec.state_names})
-        values, made_together = reduce_together(spec, states, [m._reduction for m in members])
+        values, made_together = reduce_together(spec, states, reductions)
         # a tensor state of the batch (the confusion matrix) is the caller's once: nothing keeps it
         unclaimed = {id(state) for name, state in batch.items() if not isinstance(self._defaults[name], list)}
 

@@ -100,14 +100,20 @@ def test_collection_forward_reads_the_ratio_measures_together(kw: dict) -> None:
 
 
 @pytest.mark.parametrize("ignore_index", [None, 3])
-def test_forward_of_a_large_matrix_reads_its_marginals_off_the_batch(monkeypatch, ignore_index) -> None:
+@pytest.mark.parametrize("matrix_reader", [None, "confmat", "kappa_linear"])
+def test_forward_of_a_large_matrix_reads_its_marginals_off_the_batch(monkeypatch, ignore_index, matrix_reader) -> None:
     """A confusion matrix far larger than its batch (C^2 bins, few samples): forward counts the row and column
-    sums from the batch's codes instead of summing the matrix, with the same values as fresh metrics."""
+    sums (and, when no member reads the matrix itself, its diagonal) from the batch's codes instead of summing
+    the matrix, with the same values as fresh metrics; the C^2 bins of the batch are made only for a member
+    that reads them (the confusion matrix itself, a weighted kappa)."""
     import lightning_metrics.functional.classification._matrix_measures as measures
+    from lightning_metrics.functional.classification._counts import Codes
 
-    summed = []
+    summed, made = [], []
     summary = measures._summary
     monkeypatch.setattr(measures, "_summary", lambda confmat: summed.append(1) or summary(confmat))
+    dense_confmat = Codes.dense_confmat
+    monkeypatch.setattr(Codes, "dense_confmat", lambda self: made.append(1) or dense_confmat(self))
     kw = {"num_classes": 40, "ignore_index": ignore_index}
     build = {
         "acc": lambda: lmc.MulticlassAccuracy(**kw),
@@ -116,8 +122,13 @@ def test_forward_of_a_large_matrix_reads_its_marginals_off_the_batch(monkeypatch
         "spec": lambda: lmc.MulticlassSpecificity(**kw),
         "mcc": lambda: lmc.MulticlassMatthewsCorrCoef(**kw),
         "kappa": lambda: lmc.MulticlassCohenKappa(**kw),
-        "confmat": lambda: lmc.MulticlassConfusionMatrix(**kw),
     }
+    if ignore_index is None:  # with an ignore_index in range, the Jaccard index reads per-class counts
+        build["jaccard"] = lambda: lmc.MulticlassJaccardIndex(**kw)
+    if matrix_reader == "confmat":
+        build["confmat"] = lambda: lmc.MulticlassConfusionMatrix(**kw)
+    elif matrix_reader == "kappa_linear":
+        build["kappa_linear"] = lambda: lmc.MulticlassCohenKappa(weights="linear", **kw)
     collection = MetricCollection({name: make() for name, make in build.items()})
     assert len(collection.compute_groups) == 1
     g = torch.Generator().manual_seed(3)
@@ -131,8 +142,10 @@ def test_forward_of_a_large_matrix_reads_its_marginals_off_the_batch(monkeypatch
             fresh.update(preds, target)
             torch.testing.assert_close(got[name], fresh.compute(), equal_nan=True, msg=name)
     summed.clear()
+    made.clear()
     collection(preds, target)
     assert summed == []  # the batch's summary came from its codes, not from sums over the matrix
+    assert made == ([1] if matrix_reader else [])  # the batch's matrix is made only for a reader of its bins
     collection.compute()
     assert summed == [1]  # the accumulated matrix is summed once for all the members
 

@@ -112,6 +112,21 @@ def reduce_together(
     return values, made_together
 
 
+def reads_only_summary(spec: CountSpec, reductions: list[Reduction]) -> bool:
+    """Whether :func:`reduce_together` of ``reductions`` reads a multiclass confusion matrix only through its
+    summary (``confmat_summary``): the count-ratio measures it joins in one pass, MCC and unweighted kappa.
+    Then a stand-in whose summary is seeded serves for the matrix (``Codes.summary_stand_in``)."""
+    if spec.kind != "confmat" or spec.task != "multiclass" or spec.samplewise:
+        return False
+    joined = _together(spec, reductions)[0]
+    return all(
+        i in joined
+        or r.measure == "matthews_corrcoef"
+        or (r.measure == "cohen_kappa" and r.weights not in ("linear", "quadratic"))
+        for i, r in enumerate(reductions)
+    )
+
+
 def _together(spec: CountSpec, reductions: list[Reduction]) -> tuple[tuple[int, ...], tuple, frozenset[int]]:
     """Which of ``reductions`` join one pass, their requests, and the indices of the new values; the same
     objects (a collection's members, on every ``forward``) are answered from a cache."""

@@ -106,17 +106,42 @@ class Codes(NamedTuple):
         sums counted from the codes too (a scatter of the batch each, not a pass over C^2 bins), for the
         readers of its summary in an open ``shared_derivations`` scope (a collection's ``forward``)."""
         out = self.dense()
-        num_classes = self.shape[1]
-        if num_classes * num_classes > _SUMMARY_FROM_CODES * self.codes.numel() and memo.scope_open():
-            exact = _matrix_measures.exact_dtype(out.device)
-            target = self.codes.div(num_classes, rounding_mode="floor")
-            rows = torch.zeros(num_classes, dtype=exact, device=out.device)
-            cols = torch.zeros_like(rows)
-            # the same scatter as the state's (deterministic on accelerators too)
-            Codes(target, self.weights, (num_classes,)).add_to(rows)
-            Codes(self.codes - target * num_classes, self.weights, (num_classes,)).add_to(cols)
-            _matrix_measures.seed_summary(out, out.diagonal().to(exact), rows, cols)
+        if self.summarizes() and memo.scope_open():
+            _, rows, cols = self._marginals(diagonal=False)
+            _matrix_measures.seed_summary(out, out.diagonal().to(rows.dtype), rows, cols)
         return out
+
+    def summarizes(self) -> bool:
+        """Whether this ``(C, C)`` matrix is so much larger than its batch that its summary is best counted
+        from the codes."""
+        num_classes = self.shape[1]
+        return num_classes * num_classes > _SUMMARY_FROM_CODES * self.codes.numel()
+
+    def summary_stand_in(self) -> Tensor:
+        """A ``(C, C)`` stand-in for the matrix, for readers of its summary only (``confmat_summary``: count-ratio
+        measures, MCC, unweighted kappa) in an open ``shared_derivations`` scope: the summary is counted from
+        the codes (diagonal, row and column sums: a scatter of the batch each) and seeded for it, and the C^2
+        bins are never made. Its entries are NOT the matrix's (one zero, broadcast): nothing may read them."""
+        if not memo.scope_open():
+            raise RuntimeError("a confusion-matrix stand-in needs an open shared_derivations scope")
+        diagonal, rows, cols = self._marginals(diagonal=True)
+        stand_in = torch.zeros((), dtype=_LONG, device=self.codes.device).expand(self.shape)
+        _matrix_measures.seed_summary(stand_in, diagonal, rows, cols)
+        return stand_in
+
+    def _marginals(self, diagonal: bool) -> tuple[Optional[Tensor], Tensor, Tensor]:
+        """The diagonal (when asked), row sums and column sums of the ``(C, C)`` matrix, counted from the codes
+        in the exact float dtype (the same scatter as the state's: deterministic on accelerators too)."""
+        num_classes = self.shape[1]
+        exact = _matrix_measures.exact_dtype(self.codes.device)
+        target = self.codes.div(num_classes, rounding_mode="floor")
+        pred = self.codes - target * num_classes
+        sums = [torch.zeros(num_classes, dtype=exact, device=self.codes.device) for _ in range(2 + diagonal)]
+        Codes(target, self.weights, (num_classes,)).add_to(sums[0])
+        Codes(pred, self.weights, (num_classes,)).add_to(sums[1])
+        if diagonal:
+            Codes(target, self.weights * (target == pred), (num_classes,)).add_to(sums[2])
+        return (sums[2] if diagonal else None), sums[0], sums[1]
 
 
 _SUMMARY_FROM_CODES = 4  # bins per code above which marginals from the codes beat two passes over the matrix
