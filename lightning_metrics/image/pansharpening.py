@@ -69,6 +69,22 @@ class _PansharpeningMetric(GrownSumMetric):
         low, high, low_pixels, high_pixels = band_uqi_sums(preds, ms, pan, pan_lr, self.window_size)
         return {"low_sums": low, "high_sums": high, "low_pixels": low_pixels, "high_pixels": high_pixels}
 
+    def _check_d_s_args(self) -> None:
+        """Check the D-s window arguments and the reduction (the dict-target metrics' shared checks)."""
+        check_d_s_args(self.norm_order, self.window_size)
+        check_reduction(self.reduction, PANSHARPENING_REDUCTIONS)
+
+    def _update_from_dict(self, preds: Tensor, target: Any, with_d_lambda: bool) -> None:
+        """Check one batch whose ``target`` is the ``ms``/``pan``/``pan_lr`` dict and add its per-band
+        UQI sums, after its band-pair sums against ``ms`` where ``with_d_lambda``."""
+        ms, pan, pan_lr = _unpack(target)
+        if with_d_lambda:
+            check_d_lambda_inputs(preds, ms)
+        check_d_s_inputs(preds, ms, pan, pan_lr, self.window_size)
+        if preds.shape[0]:
+            d_lambda_parts = self._d_lambda_update(preds, ms) if with_d_lambda else {}
+            self._add({**d_lambda_parts, **self._d_s_update(preds, ms, pan, pan_lr)})
+
     def _add(self, parts: dict[str, Any]) -> None:
         """Add one batch's sums (grown ones checked against earlier batches first) and counts."""
         self._grow(**{k: v for k, v in parts.items() if k in self._grown_states})
@@ -146,16 +162,12 @@ class SpatialDistortionIndex(_PansharpeningMetric):
         self._configure(locals())
 
     def _build(self) -> None:
-        check_d_s_args(self.norm_order, self.window_size)
-        check_reduction(self.reduction, PANSHARPENING_REDUCTIONS)
+        self._check_d_s_args()
         self._add_d_s_states()
 
     def update(self, preds: Tensor, target: dict[str, Tensor]) -> None:
         """Add the per-band UQI sums of one batch at both resolutions."""
-        ms, pan, pan_lr = _unpack(target)
-        check_d_s_inputs(preds, ms, pan, pan_lr, self.window_size)
-        if preds.shape[0]:
-            self._add(self._d_s_update(preds, ms, pan, pan_lr))
+        self._update_from_dict(preds, target, with_d_lambda=False)
 
     def compute(self) -> Tensor:
         """D-s of everything seen."""
@@ -192,18 +204,13 @@ class QualityWithNoReference(_PansharpeningMetric):
 
     def _build(self) -> None:
         check_qnr_args(self.alpha, self.beta)
-        check_d_s_args(self.norm_order, self.window_size)
-        check_reduction(self.reduction, PANSHARPENING_REDUCTIONS)
+        self._check_d_s_args()
         self._add_d_lambda_states()
         self._add_d_s_states()
 
     def update(self, preds: Tensor, target: dict[str, Tensor]) -> None:
         """Add the band-pair and per-band UQI sums of one batch."""
-        ms, pan, pan_lr = _unpack(target)
-        check_d_lambda_inputs(preds, ms)
-        check_d_s_inputs(preds, ms, pan, pan_lr, self.window_size)
-        if preds.shape[0]:
-            self._add({**self._d_lambda_update(preds, ms), **self._d_s_update(preds, ms, pan, pan_lr)})
+        self._update_from_dict(preds, target, with_d_lambda=True)
 
     def compute(self) -> Tensor:
         """QNR of everything seen."""
