@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 import torch
 
 from lightning_metrics._states import _finished
+from lightning_metrics.utilities.prints import warn_at_caller
 
 if TYPE_CHECKING:
     from lightning_metrics.metric import Metric
@@ -75,13 +76,10 @@ def _wrap_compute(compute: Callable) -> Callable:
         if self._in_compute:
             return compute(self, *args, **kwargs)
         if self._update_count == 0:
-            import warnings
-
-            warnings.warn(
+            warn_at_caller(
                 f"The ``compute`` method of metric {type(self).__name__} was called before the ``update`` "
                 "method which may lead to errors, as metric states have not yet been updated.",
                 UserWarning,
-                stacklevel=2,
             )
         if self._computed is not None:
             return self._computed

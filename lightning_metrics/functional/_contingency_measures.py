@@ -14,7 +14,6 @@ scikit-learn's in a few degenerate cases (documented per measure).
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +23,7 @@ from torch import Tensor
 
 from lightning_metrics.functional._assignment import max_weight_matching
 from lightning_metrics.functional._contingency import TableStats
+from lightning_metrics.utilities.prints import warn_at_caller
 
 AVERAGE_METHODS = ("min", "geometric", "arithmetic", "max")
 _EPS32 = torch.finfo(torch.float32).eps  # torchmetrics' guards are float32 epsilons
@@ -129,10 +129,9 @@ def _bias_corrected(s: TableStats, phi_squared: Tensor) -> tuple[Tensor, Tensor,
 
 
 def _bias_correction_failed(metric: str) -> Tensor:
-    warnings.warn(
+    warn_at_caller(
         f"Unable to compute {metric} using bias correction. Please consider to set `bias_correction=False`.",
         UserWarning,
-        stacklevel=4,  # the caller of the measure
     )
     return torch.tensor(float("nan"), dtype=torch.float64)
 

@@ -10,7 +10,6 @@ tensor(1.0000)
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Hashable
 from typing import Any, Literal
 
@@ -28,6 +27,7 @@ from lightning_metrics.functional.regression.ranks import (
 )
 from lightning_metrics.metric import Metric
 from lightning_metrics.utilities.data import dim_zero_cat
+from lightning_metrics.utilities.prints import warn_at_caller
 
 
 class _PairedColumns(Metric):
@@ -43,11 +43,10 @@ class _PairedColumns(Metric):
     def __init__(self, num_outputs: int = 1, **kwargs: Any) -> None:
         check_num_outputs_arg(num_outputs)
         if self._warns_about_memory:
-            warnings.warn(
+            warn_at_caller(
                 f"Metric `SpearmanCorrcoef` will save all targets and predictions in the buffer. For large datasets,"
                 f" this may lead to large memory footprint ({type(self).__name__} keeps every sample to rank them).",
                 UserWarning,
-                stacklevel=2,
             )
         super().__init__(**kwargs)
         self.num_outputs = num_outputs

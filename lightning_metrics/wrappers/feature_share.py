@@ -8,7 +8,6 @@ collection extract the features of a batch once.
 
 from __future__ import annotations
 
-import warnings
 from collections import OrderedDict
 from typing import Any, Optional, Sequence, Union
 
@@ -16,6 +15,7 @@ from torch import nn
 
 from lightning_metrics.collection import MetricCollection
 from lightning_metrics.metric import Metric
+from lightning_metrics.utilities.prints import warn_at_caller
 
 
 class NetworkCache(nn.Module):
@@ -96,11 +96,10 @@ class FeatureShare(MetricCollection):
         cached = NetworkCache(network, max_size=max_cache_size)
         for name, metric in members:
             if str(getattr(metric, metric.feature_network)) != str(network):
-                warnings.warn(
+                warn_at_caller(
                     f"FeatureShare: metric {name!r} has another network than the first metric; "
                     "it is replaced by the shared one.",
                     UserWarning,
-                    stacklevel=2,
                 )
             setattr(metric, metric.feature_network, cached)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from copy import deepcopy
 from typing import Any, Union
 
@@ -11,6 +10,7 @@ from torch import Tensor, nn
 
 from lightning_metrics.collection import MetricCollection
 from lightning_metrics.metric import Metric
+from lightning_metrics.utilities.prints import warn_at_caller
 from lightning_metrics.wrappers._base import fused_sync
 from lightning_metrics.wrappers.classwise import ClasswiseWrapper
 
@@ -177,19 +177,19 @@ class MetricTracker(nn.ModuleList):
         """
         res = self.compute_all()
         if isinstance(res, list):
-            warnings.warn(
+            warn_at_caller(
                 "Encountered nested structure. The results of this nested structure cannot be stacked, so"
-                " `best_metric` returns None.", UserWarning, stacklevel=2,
+                " `best_metric` returns None.", UserWarning,
             )
             return (None, None) if return_step else None
         if isinstance(self._base_metric, Metric) and not isinstance(self._base_metric, ClasswiseWrapper):
             try:
                 value, step = _best(res, bool(self.maximize))
             except (ValueError, RuntimeError) as err:
-                warnings.warn(
+                warn_at_caller(
                     f"Encountered the following error when trying to get the best metric: {err}; the metric's value may"
                     " not be orderable. Returning None.",
-                    UserWarning, stacklevel=2,
+                    UserWarning,
                 )
                 return (None, None) if return_step else None
             return (value, step) if return_step else value
@@ -200,10 +200,10 @@ class MetricTracker(nn.ModuleList):
             try:
                 values[key], steps[key] = _best(stacked, maximize[i])
             except (ValueError, RuntimeError, IndexError) as err:
-                warnings.warn(
+                warn_at_caller(
                     f"Encountered the following error when trying to get the best metric for metric {key}: {err}."
                     " Returning None for it.",
-                    UserWarning, stacklevel=2,
+                    UserWarning,
                 )
                 values[key], steps[key] = None, None
         return (values, steps) if return_step else values

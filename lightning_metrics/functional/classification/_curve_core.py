@@ -14,7 +14,6 @@ without positives); the module never imports it.
 
 from __future__ import annotations
 
-import warnings
 from typing import NamedTuple, Optional, Union
 
 import torch
@@ -26,6 +25,7 @@ from lightning_metrics.functional.classification._scores import (
     format_multiclass,
     format_multilabel,
 )
+from lightning_metrics.utilities.prints import warn_at_caller
 
 CurveState = Union[Tensor, tuple[Tensor, Tensor]]
 Curves = Union[tuple[Tensor, Tensor, Tensor], tuple[list[Tensor], list[Tensor], list[Tensor]]]
@@ -83,7 +83,7 @@ def exact_pr(scores: Tensor, positive: Tensor, no_positive_override: bool) -> tu
     precision = tps / (tps + fps)
     recall = tps / tps[-1]
     if no_positive_override:
-        warnings.warn(
+        warn_at_caller(
             "No positive samples found in target, recall is undefined. Setting recall to one for all thresholds.",
             UserWarning,
         )
@@ -116,7 +116,7 @@ def exact_roc(scores: Tensor, positive: Tensor) -> tuple[Tensor, Tensor, Tensor]
 def _rate_or_zero(counts: Tensor, thresholds: Tensor, warning: str) -> Tensor:
     """Cumulative ``counts`` over their total; zeros, with ``warning``, when the total is not positive."""
     if counts[-1] <= 0:
-        warnings.warn(warning, UserWarning)
+        warn_at_caller(warning, UserWarning)
         return torch.zeros_like(thresholds)
     return counts / counts[-1]
 
@@ -270,7 +270,7 @@ def reduce_scores(
     nan = torch.isnan(scores)
     if bool(nan.any()):
         # the words torchmetrics uses, so that filters written for its warnings match ours
-        warnings.warn(f"{name} score for one or more classes was `nan`. Ignoring these classes in {average}-average.")
+        warn_at_caller(f"{name} score for one or more classes was `nan`. Ignoring these classes in {average}-average.")
     kept = scores[~nan]
     if average == "macro":
         return kept.mean()

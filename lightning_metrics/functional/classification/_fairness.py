@@ -15,7 +15,6 @@ makes every ratio 0). ``groups`` may be any integer dtype (torchmetrics wants in
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Optional
 
 import torch
@@ -25,6 +24,7 @@ from lightning_metrics.functional.classification import _inputs
 from lightning_metrics.functional.classification._counts import histogram
 from lightning_metrics.functional.classification._measures import safe_divide
 from lightning_metrics.utilities.checks import check_choice
+from lightning_metrics.utilities.prints import warn_at_caller
 
 FAIRNESS_TASKS = ("demographic_parity", "equal_opportunity", "all")
 
@@ -123,7 +123,7 @@ def fairness_from_counts(counts: Tensor, task: str) -> dict[str, Tensor]:
 def dp_target(preds: Tensor, target: Optional[Tensor]) -> Tensor:
     """Demographic parity needs no target: warn if one is given (as torchmetrics), use zeros."""
     if target is not None:
-        warnings.warn("The task demographic_parity does not require a target.", UserWarning, stacklevel=3)
+        warn_at_caller("The task demographic_parity does not require a target.", UserWarning)
     return torch.zeros(preds.shape, dtype=torch.long, device=preds.device)
 
 

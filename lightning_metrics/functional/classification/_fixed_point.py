@@ -7,7 +7,6 @@ returned when no point qualifies follow torchmetrics 1.9.
 
 from __future__ import annotations
 
-import warnings
 from typing import Callable, Optional
 
 import torch
@@ -20,6 +19,7 @@ from lightning_metrics.functional.classification._curve_core import (
     reduce_scores,
     roc_curves,
 )
+from lightning_metrics.utilities.prints import warn_at_caller
 
 Selector = Callable[[Tensor, Tensor, Tensor, float], tuple[Tensor, Tensor]]
 
@@ -160,7 +160,7 @@ def binary_logauc_from_roc(fpr: Tensor, tpr: Tensor, fpr_range: tuple[float, flo
     # in the curve's dtype: float32 bounds never equal their float64 copies in ``log_fpr`` (torchmetrics fails there)
     bounds = torch.tensor(fpr_range, device=fpr.device, dtype=fpr.dtype if fpr.is_floating_point() else None)
     if fpr.numel() < 2 or tpr.numel() < 2:
-        warnings.warn(
+        warn_at_caller(
             "At least two values on for the fpr and tpr are required to compute the log AUC. Returns 0 score.",
             UserWarning,
         )

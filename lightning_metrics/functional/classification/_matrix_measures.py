@@ -9,7 +9,6 @@ normalized matrix (:func:`normalize_confmat`) is here too.
 
 from __future__ import annotations
 
-import warnings
 from typing import Optional
 
 import torch
@@ -17,6 +16,7 @@ from torch import Tensor
 
 from lightning_metrics.utilities import memo
 from lightning_metrics.utilities.memo import derived
+from lightning_metrics.utilities.prints import warn_at_caller
 
 
 def confmat_summary(confmat: Tensor) -> tuple[Tensor, Tensor]:
@@ -202,6 +202,6 @@ def normalize_confmat(confmat: Tensor, normalize: Optional[str]) -> Tensor:
     cm = cm / cm.sum(dim=dims, keepdim=True)
     nans = torch.isnan(cm)
     if nans.any():
-        warnings.warn(f"{int(nans.sum())} NaN values found in confusion matrix have been replaced with zeros.")
+        warn_at_caller(f"{int(nans.sum())} NaN values found in confusion matrix have been replaced with zeros.")
         cm = torch.nan_to_num(cm, nan=0.0)
     return cm

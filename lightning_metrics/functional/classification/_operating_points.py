@@ -9,7 +9,6 @@ wrapper is one :func:`~._core.call_for_task`.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, Mapping, Optional
 
 from torch import Tensor
@@ -19,6 +18,7 @@ from lightning_metrics.functional.classification._curve_functions import Thresho
 from lightning_metrics.functional.classification._fixed_point import OPERATING_POINTS, operating_point_compute
 from lightning_metrics.functional.classification._scores import check_unit_float
 from lightning_metrics.functional.classification._task_functions import task_functions
+from lightning_metrics.utilities.prints import warn_at_caller
 
 
 def operating_point(task: str, minimum_name: str, arguments: Mapping[str, Any]) -> tuple[Tensor, Tensor]:
@@ -259,10 +259,9 @@ def specicity_at_sensitivity(preds: Tensor, target: Tensor, task: str, min_sensi
                              num_labels: Optional[int] = None, ignore_index: Optional[int] = None,
                              validate_args: bool = True) -> tuple[Tensor, Tensor]:
     """torchmetrics' misspelt, deprecated name of :func:`specificity_at_sensitivity` (warns, then calls it)."""
-    warnings.warn(
+    warn_at_caller(
         "`specicity_at_sensitivity` is deprecated (as in torchmetrics 1.3); use `specificity_at_sensitivity`.",
         DeprecationWarning,
-        stacklevel=2,
     )
     return specificity_at_sensitivity(
         preds, target, task, min_sensitivity, thresholds, num_classes, num_labels, ignore_index, validate_args

@@ -16,7 +16,6 @@ tensor(0.9849)
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -33,6 +32,7 @@ from lightning_metrics.functional.regression._checks import (
     check_same_shape,
 )
 from lightning_metrics.utilities.exceptions import MetricInputError
+from lightning_metrics.utilities.prints import warn_at_caller
 
 NORMALIZATIONS = ("mean", "range", "std", "l2")
 
@@ -96,16 +96,14 @@ def r2_from_moments(m: Tensor, adjusted: int, multioutput: str) -> Tensor:
     r2 = _average(scores, tss, multioutput)
     if adjusted != 0:
         if adjusted > num_obs - 1:
-            warnings.warn(
+            warn_at_caller(
                 "More independent regressions than data points in adjusted r2 score. Falls back to standard r2 score.",
                 UserWarning,
-                stacklevel=3,
             )
         elif adjusted == num_obs - 1:
-            warnings.warn(
+            warn_at_caller(
                 "Division by zero in adjusted r2 score. Falls back to standard r2 score.",
                 UserWarning,
-                stacklevel=3,
             )
         else:
             return 1 - (1 - r2) * (num_obs - 1) / (num_obs - adjusted - 1)
@@ -161,11 +159,10 @@ def pearson_from_moments(m: Tensor, dtype: torch.dtype) -> Tensor:
         | (var_y < info.tiny)
     )
     if bool(degenerate.any()):
-        warnings.warn(
+        warn_at_caller(
             "The variance of predictions or target is close to zero. This can cause instability in Pearson"
             f" correlation coefficient; it is set to NaN for those outputs (result dtype {dtype}).",
             UserWarning,
-            stacklevel=3,
         )
     return torch.where(degenerate, torch.full_like(corr, float("nan")), corr.clamp(-1.0, 1.0))
 

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import re
 import string
-import warnings
 from collections import Counter
 from typing import Any
 
 import torch
 from torch import Tensor
+
+from lightning_metrics.utilities.prints import warn_at_caller
 
 Prediction = dict[str, str]
 Target = dict[str, Any]
@@ -103,7 +104,7 @@ def squad_sums(preds: Any, target: Any) -> tuple[Tensor, Tensor, Tensor]:
     f1, exact = 0.0, 0
     for qid, truths in questions:
         if qid not in answers_by_id:
-            warnings.warn(f"Unanswered question {qid} will receive score 0.", UserWarning, stacklevel=3)
+            warn_at_caller(f"Unanswered question {qid} will receive score 0.", UserWarning)
             continue
         answer = answers_by_id[qid]
         exact += int(max(exact_match_score(answer, t) for t in truths))
