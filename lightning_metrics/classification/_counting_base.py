@@ -185,10 +185,12 @@ class CountingMetric(Metric):
         spec = self._spec
         together = len(members) > 1 and all(isinstance(m, CountingMetric) and m._reads_batch(spec) for m in members)
         reductions = [m._reduction for m in members] if together else []
-        summary_only = together and memo.scope_open() and reads_only_summary(spec, reductions)
-        for name, value in batch.items():
-            if isinstance(value, Codes):
-                batch[name] = value.summary_stand_in() if summary_only else value.dense_confmat()
+        deferred = [name for name, value in batch.items() if isinstance(value, Codes)]
+        if deferred:
+            summary_only = together and memo.scope_open() and reads_only_summary(spec, reductions)
+            for name in deferred:
+                codes = batch[name]
+                batch[name] = codes.summary_stand_in() if summary_only else codes.dense_confmat()
         if not together:
             return super()._batch_values(members, batch)
         states = self._concatenated({name: batch[name] for name in spec.state_names})
@@ -212,7 +214,7 @@ class CountingMetric(Metric):
         attrs = self.__dict__
         if type(self).compute is not CountingMetric.compute or attrs["_is_synced"] or attrs["dist_sync_on_step"]:
             return False  # a subclass with its own compute, or a value that needs a sync
-        return self._spec is spec or self._spec == spec
+        return self._spec is spec or _equal_specs(self._spec, spec)
 
     def compute(self) -> Tensor:
         """The measure of everything accumulated."""
@@ -232,6 +234,22 @@ class CountingMetric(Metric):
                 value = self._spec.empty(name, self.device)  # synced with no samples anywhere: tensor([])
             states[name] = value
         return states
+
+
+_EQUAL_SPECS: dict = {}
+
+
+def _equal_specs(a: CountSpec, b: CountSpec) -> bool:
+    """``a == b`` of two (frozen) specs, remembered per pair: a collection's members compare theirs with their
+    leader's on every ``forward``."""
+    key = (id(a), id(b))
+    hit = _EQUAL_SPECS.get(key)
+    if hit is not None and hit[0] is a and hit[1] is b:
+        return hit[2]
+    if len(_EQUAL_SPECS) > 256:
+        _EQUAL_SPECS.clear()
+    _EQUAL_SPECS[key] = (a, b, a == b)  # the entry holds both specs, so their ids are not reused while it lives
+    return a == b
 
 
 class RatioMetric(CountingMetric):
