@@ -68,6 +68,25 @@ def test_together_equals_one_by_one_binary(data: st.DataObject, requests: list, 
         torch.testing.assert_close(value, alone, rtol=1e-6, atol=1e-7, equal_nan=True, msg=str(request))
 
 
+def _forward_equals_fresh_metrics(build: dict, num_classes: int, sizes: tuple, ignore_index, seed: int):
+    """The members of one compute group, forwarded batch by batch, each give the value of a fresh metric on
+    that batch (a share of each batch's targets set to ``ignore_index``); the collection and its last batch."""
+    collection = MetricCollection({name: make() for name, make in build.items()})
+    assert len(collection.compute_groups) == 1
+    g = torch.Generator().manual_seed(seed)
+    for n in sizes:
+        preds = torch.randn(n, num_classes, generator=g)
+        target = torch.randint(0, num_classes, (n,), generator=g)
+        if ignore_index is not None:
+            target[: n // 3] = ignore_index
+        got = collection(preds, target)
+        for name, make in build.items():
+            fresh = make()
+            fresh.update(preds, target)
+            torch.testing.assert_close(got[name], fresh.compute(), equal_nan=True, msg=name)
+    return collection, (preds, target)
+
+
 @pytest.mark.parametrize("kw", [{"top_k": 2}, {"ignore_index": 1}, {"ignore_index": 9}])
 def test_collection_forward_reads_the_ratio_measures_together(kw: dict) -> None:
     """Members of one statistic with every average, with ``top_k`` 2 (support weights) or an ``ignore_index``
@@ -85,18 +104,7 @@ def test_collection_forward_reads_the_ratio_measures_together(kw: dict) -> None:
     if "top_k" not in kw:
         build["jaccard"] = lambda: lmc.MulticlassJaccardIndex(**kw)
         build["jaccard_none"] = lambda: lmc.MulticlassJaccardIndex(average="none", **kw)
-    collection = MetricCollection({name: make() for name, make in build.items()})
-    assert len(collection.compute_groups) == 1
-    g = torch.Generator().manual_seed(7)
-    for n in (9, 1, 17):
-        preds, target = torch.randn(n, 4, generator=g), torch.randint(0, 4, (n,), generator=g)
-        if "ignore_index" in kw:
-            target[: n // 3] = kw["ignore_index"]
-        got = collection(preds, target)
-        for name, make in build.items():
-            fresh = make()
-            fresh.update(preds, target)
-            torch.testing.assert_close(got[name], fresh.compute(), equal_nan=True, msg=name)
+    _forward_equals_fresh_metrics(build, 4, (9, 1, 17), kw.get("ignore_index"), seed=7)
 
 
 @pytest.mark.parametrize("ignore_index", [None, 3])
@@ -129,18 +137,7 @@ def test_forward_of_a_large_matrix_reads_its_marginals_off_the_batch(monkeypatch
         build["confmat"] = lambda: lmc.MulticlassConfusionMatrix(**kw)
     elif matrix_reader == "kappa_linear":
         build["kappa_linear"] = lambda: lmc.MulticlassCohenKappa(weights="linear", **kw)
-    collection = MetricCollection({name: make() for name, make in build.items()})
-    assert len(collection.compute_groups) == 1
-    g = torch.Generator().manual_seed(3)
-    for n in (7, 1, 13):
-        preds, target = torch.randn(n, 40, generator=g), torch.randint(0, 40, (n,), generator=g)
-        if ignore_index is not None:
-            target[: n // 2] = ignore_index
-        got = collection(preds, target)
-        for name, make in build.items():
-            fresh = make()
-            fresh.update(preds, target)
-            torch.testing.assert_close(got[name], fresh.compute(), equal_nan=True, msg=name)
+    collection, (preds, target) = _forward_equals_fresh_metrics(build, 40, (7, 1, 13), ignore_index, seed=3)
     summed.clear()
     made.clear()
     collection(preds, target)
