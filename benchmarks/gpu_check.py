@@ -8,6 +8,10 @@
    states must equal eager updates.
 3. The 8-metric collection update, ours against torchmetrics, timed with CUDA events (median of
    interleaved repeats), C in {10, 1000}, B=4096.
+4. ``forward`` on the device equals ``forward`` on the CPU, batch values and the accumulated value: the
+   8-metric collection at C in {10, 1000}, the same without its confusion matrix at C=1000 (whose batch
+   matrix is read through its summary only), and lone aggregation and regression metrics (their
+   batch sums and moment rows).
 
 Without a CUDA device it prints why and exits 0, writing ``{"skipped": ...}``.
 
@@ -112,6 +116,58 @@ def cuda_graph_replay(device: torch.device, num_classes: int = 10, batch: int = 
             "ok": all(states.values())}
 
 
+def forward_values(device: torch.device, batch: int = 4096, steps: int = 3) -> dict:
+    """Check 4: ``forward`` on ``device`` gives the batch values and the accumulated value of ``forward`` on
+    the CPU (within float tolerance), for collections and lone metrics whose forward reads batch statistics."""
+    import lightning_metrics.aggregation as la
+    import lightning_metrics.classification as lmc
+    import lightning_metrics.regression as lr
+
+    def seven(num_classes: int) -> dict:
+        metrics = eight(lmc, num_classes)
+        metrics.pop("confmat")
+        return metrics
+
+    cases: dict[str, tuple[Callable[[], Any], Callable[[torch.Generator], tuple]]] = {}
+    for num_classes in (10, 1000):
+        def labels(g: torch.Generator, c: int = num_classes) -> tuple:
+            return torch.randn(batch, c, generator=g), torch.randint(0, c, (batch,), generator=g)
+
+        cases[f"eight, C={num_classes}"] = (lambda c=num_classes: lm.MetricCollection(eight(lmc, c)), labels)
+    cases["seven (no confusion matrix), C=1000"] = (lambda: lm.MetricCollection(seven(1000)), labels)
+
+    def pair(g: torch.Generator) -> tuple:
+        x = torch.randn(batch, generator=g)
+        return x.abs() + 0.1, (x + 0.1 * torch.randn(batch, generator=g)).abs() + 0.1
+
+    for name in ("MeanSquaredError", "R2Score", "ExplainedVariance", "PearsonCorrCoef", "MeanAbsoluteError",
+                 "WeightedMeanAbsolutePercentageError"):
+        cases[name] = (getattr(lr, name), pair)
+    for name in ("MeanMetric", "SumMetric"):
+        cases[name] = (getattr(la, name), lambda g: (torch.randn(batch, generator=g),))
+    results = {}
+    for key, (build, make_inputs) in cases.items():
+        g = torch.Generator().manual_seed(0)
+        inputs = [make_inputs(g) for _ in range(steps)]
+        on_cpu, on_device = build(), build().to(device)
+        same = True
+        for args in inputs:
+            same &= _close(on_cpu(*args), on_device(*(_to(a, device) for a in args)))
+        same &= _close(on_cpu.compute(), on_device.compute())
+        results[key] = "ok" if same else "FAIL: values differ"
+    return {"cases": results, "ok": all(v == "ok" for v in results.values())}
+
+
+def _close(expected: Any, got: Any) -> bool:
+    """Whether two metric values (tensors, or dicts of them) agree within float32 tolerance."""
+    if isinstance(expected, dict):
+        return expected.keys() == got.keys() and all(_close(expected[k], got[k]) for k in expected)
+    got = got.cpu()
+    if expected.dtype.is_floating_point:
+        return bool(torch.allclose(expected, got.to(expected.dtype), rtol=1e-5, atol=1e-6, equal_nan=True))
+    return bool(torch.equal(expected, got))
+
+
 def _cuda_us(fn: Callable[[], None]) -> float:
     """Microseconds of one call, between two CUDA events."""
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -172,6 +228,7 @@ def main() -> int:
         ("no_sync_updates", lambda: no_sync_updates(device, started + args.budget_s)),
         ("cuda_graph_replay", lambda: cuda_graph_replay(device)),
         ("collection_update_timing", lambda: collection_timing(device, args.repeats)),
+        ("forward_values", lambda: forward_values(device)),
     ):
         try:
             report[name] = check()
