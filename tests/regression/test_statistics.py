@@ -188,6 +188,7 @@ def test_moment_rows_equal_the_lifted_layout(level, n, columns, offset, float64,
         assert torch.equal(rows[i], layout[i]), (level.name, i)
     assert rows.shape == layout.shape
     assert torch.equal(mo.sum_squared_error(rows), mo.sum_squared_error(layout))
+    assert mo.saw_float64(rows) == mo.saw_float64(layout) and mo.was_flattened(rows) == mo.was_flattened(layout)
     pooled_rows, pooled = mo.pool_columns(rows), mo.pool_columns(layout)
     for reader in (mo.count, mo.sum_squared_error):
         torch.testing.assert_close(reader(pooled_rows), reader(pooled), rtol=1e-12, atol=0)

@@ -104,7 +104,8 @@ def merge_moments(stacked: Tensor) -> Tensor:
 
 
 # The readers below take a moment tensor, or a lazy view of a statistic that computes only the rows read
-# (``_statistics.MomentRows``: indexed by row, with ``shape``, ``pool_columns`` and ``sum_squared_error``).
+# (``_statistics.MomentRows``: indexed by row, with ``shape``, ``pool_columns``, ``sum_squared_error`` and the
+# two flags).
 
 
 def pool_columns(moments: Tensor) -> Tensor:
@@ -150,11 +151,15 @@ def sum_squared_error(moments: Tensor) -> Tensor:
 
 def saw_float64(moments: Tensor) -> bool:
     """Whether any accumulated batch was float64 (host sync; used only in ``compute``)."""
+    if not isinstance(moments, Tensor):
+        return moments.saw_float64()
     return bool(moments[_SAW_FLOAT64].any())
 
 
 def was_flattened(moments: Tensor) -> bool:
     """Whether an input with more than two dimensions was flattened into the statistic (host sync)."""
+    if not isinstance(moments, Tensor):
+        return moments.was_flattened()
     return bool(moments[_FLATTENED].any())
 
 

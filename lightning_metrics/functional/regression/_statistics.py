@@ -296,6 +296,14 @@ class MomentRows:
             return self._state[_S2E]
         return mo.comoment(self, mo.E, mo.E) + self[mo._COUNT] * mo.mean(self, mo.E) ** 2
 
+    def saw_float64(self) -> bool:
+        """Whether a float64 batch was seen: its count is kept (none at the ``SSE`` level)."""
+        return self._statistic.level != SSE.level and bool(self._state[_N_F64].any())
+
+    def was_flattened(self) -> bool:
+        """Whether an input of more than two dimensions was flattened: its count is kept (not at ``SSE``)."""
+        return self._statistic.level != SSE.level and bool(self._state[_N_FLAT].any())
+
     def pool_columns(self) -> "MomentRows | Tensor":
         """All columns as one: summed for the additive ``SSE``, else pooled moments."""
         if self._statistic.level == SSE.level:
