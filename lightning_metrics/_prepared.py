@@ -226,12 +226,20 @@ class PreparedUpdates:
         return commit
 
 
+def adds_batch_sums(update: Callable) -> Callable:
+    """Mark an ``update`` of a :class:`BatchSums` metric that only adds :meth:`~BatchSums._batch_sums`: then
+    ``forward`` and a collection may add them themselves. A subclass that overrides ``update`` without the
+    mark (to transform its inputs, say) is updated through its ``update``, as any metric."""
+    update._adds_batch_sums = True  # type: ignore[attr-defined]
+    return update
+
+
 class BatchSums:
     """A base (before ``Metric``) for a metric whose ``update`` adds the batch's own sums to its states.
 
-    It states them once, :meth:`_batch_sums`; ``update`` adds them (:meth:`_add_sums`), and so do
-    ``forward``, which reads them as the batch's states (no fresh default states to make and merge back),
-    and a collection's all-or-nothing update.
+    It states them once, :meth:`_batch_sums`; ``update`` (marked :func:`adds_batch_sums`) adds them
+    (:meth:`_add_sums`), and so do ``forward``, which reads them as the batch's states (no fresh default
+    states to make and merge back), and a collection's all-or-nothing update.
     """
 
     _commits_batch_states = True
@@ -245,8 +253,8 @@ class BatchSums:
             setattr(self, name, getattr(self, name) + value)
 
     def _prepared_batch(self: "Metric", *args: Any, **kwargs: Any) -> Any:
-        if self.__dict__["_is_synced"]:
-            return None
+        if self.__dict__["_is_synced"] or not getattr(type(self).update, "_adds_batch_sums", False):
+            return None  # synced, or a subclass with an update of its own
         sums = self._batch_sums(*args, **kwargs)  # type: ignore[attr-defined]
         attrs = self.__dict__
         batch = {  # a count as a tensor like its state

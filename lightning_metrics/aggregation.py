@@ -16,7 +16,7 @@ import torch
 from torch import Tensor
 
 from lightning_metrics import _plot_methods
-from lightning_metrics._prepared import BatchSums
+from lightning_metrics._prepared import BatchSums, adds_batch_sums
 from lightning_metrics.metric import Metric
 from lightning_metrics.utilities.data import dim_zero_cat
 from lightning_metrics.utilities.exceptions import MetricInputError
@@ -165,6 +165,7 @@ class MinMetric(BaseAggregator):
     def __init__(self, nan_strategy: NanStrategy = "warn", **kwargs: Any) -> None:
         super().__init__("min", torch.tensor(float("inf")), nan_strategy, state_name="min_value", **kwargs)
 
+    @adds_batch_sums
     def update(self, value: Union[float, Tensor]) -> None:
         """Fold ``value`` (any shape) into the minimum."""
         self._fold(value, lambda acc, v: torch.minimum(acc, v.min()))
@@ -253,6 +254,7 @@ class MeanMetric(BatchSums, BaseAggregator):
         value_t, weight_t = self._cast_and_nan_check_input(value_t, weight_t)
         return {"mean_value": (value_t * weight_t).sum(), "weight": weight_t.sum()}
 
+    @adds_batch_sums
     def update(self, value: Union[float, Tensor], weight: Union[float, Tensor, None] = None) -> None:
         """Add ``value`` with ``weight`` (broadcastable to ``value``; default 1)."""
         self._add_sums(self._batch_sums(value, weight))

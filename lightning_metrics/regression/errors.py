@@ -19,7 +19,7 @@ import torch
 from torch import Tensor
 
 from lightning_metrics import _plot_methods
-from lightning_metrics._prepared import BatchSums
+from lightning_metrics._prepared import BatchSums, adds_batch_sums
 from lightning_metrics.functional.regression import errors as F
 from lightning_metrics.functional.regression._checks import check_num_outputs_arg
 from lightning_metrics.metric import Metric
@@ -70,6 +70,7 @@ class _SumMetric(_FloatSums):
             total = total.reshape(state.shape)
         return {"total": total.to(state.device), "count": count}
 
+    @adds_batch_sums
     def update(self, preds: Tensor, target: Tensor) -> None:
         """Add the batch's sums."""
         self._add_sums(self._batch_sums(preds, target))
@@ -152,6 +153,7 @@ class MinkowskiDistance(_FloatSums):
     def _batch_sums(self, preds: Tensor, targets: Tensor) -> dict[str, Tensor | int]:  # type: ignore[override]
         return {"minkowski_dist_sum": F.minkowski_distance_sum(preds, targets, self.p)}
 
+    @adds_batch_sums
     def update(self, preds: Tensor, targets: Tensor) -> None:
         """Add ``sum |preds - targets|^p`` of the batch."""
         self._add_sums(self._batch_sums(preds, targets))
@@ -213,6 +215,7 @@ class WeightedMeanAbsolutePercentageError(_FloatSums):
         abs_error, scale = F.weighted_mean_absolute_percentage_error_sums(preds, target)
         return {"sum_abs_error": abs_error, "sum_scale": scale}
 
+    @adds_batch_sums
     def update(self, preds: Tensor, target: Tensor) -> None:
         """Add the batch's absolute errors and absolute targets."""
         self._add_sums(self._batch_sums(preds, target))
@@ -242,6 +245,7 @@ class TweedieDevianceScore(_SumMetric):
     def _sums(self, preds: Tensor, targets: Tensor) -> tuple[Tensor, int]:  # type: ignore[override]
         return F.tweedie_deviance_sums(preds, targets, self.power)
 
+    @adds_batch_sums
     def update(self, preds: Tensor, targets: Tensor) -> None:  # torchmetrics' argument name
         """Add the batch's unit deviances."""
         self._add_sums(self._batch_sums(preds, targets))

@@ -57,3 +57,47 @@ def test_collection_forward_is_the_value_of_the_batch_alone(package: str) -> Non
         fresh = ENTRIES[key].build()
         _quiet(fresh.update, *second)
         assert_close(got[key], _quiet(fresh.compute), rtol=1e-5, atol=1e-6, path=f"{key} forward in a collection")
+
+
+def _doubling(base: type) -> type:
+    """A subclass whose ``update`` doubles its first input before the base class's update."""
+
+    def update(self, first, *rest, **kwargs):
+        base.update(self, first * 2, *rest, **kwargs)
+
+    return type(f"Doubled{base.__name__}", (base,), {"update": update})
+
+
+@pytest.mark.parametrize(
+    "base, kwargs, inputs",
+    [
+        ("aggregation.MeanMetric", {}, 1),
+        ("aggregation.SumMetric", {}, 1),
+        ("regression.MeanAbsoluteError", {}, 2),
+        ("regression.MinkowskiDistance", {"p": 3}, 2),
+        ("regression.WeightedMeanAbsolutePercentageError", {}, 2),
+        ("regression.TweedieDevianceScore", {}, 2),
+        ("regression.MeanSquaredError", {}, 2),
+        ("regression.R2Score", {}, 2),
+        ("classification.BinaryAccuracy", {}, 2),
+    ],
+)
+def test_a_subclass_update_is_what_forward_and_collections_run(base: str, kwargs: dict, inputs: int) -> None:
+    """forward and a collection's update add a batch's statistic themselves only for the package's own
+    ``update``: a subclass that transforms its inputs in ``update`` gets its transform applied there too."""
+    import importlib
+
+    package, name = base.split(".")
+    cls = getattr(importlib.import_module(f"lightning_metrics.{package}"), name)
+    g = torch.Generator().manual_seed(0)
+    batch = [torch.rand(16, generator=g) + 0.5, (torch.rand(16, generator=g) > 0.5).float() + 0.5][:inputs]
+    if name == "BinaryAccuracy":
+        batch = [torch.rand(16, generator=g) * 0.5, torch.randint(0, 2, (16,), generator=g)]
+    doubled = [batch[0] * 2, *batch[1:]]
+    reference = cls(**kwargs)
+    reference.update(*doubled)
+    metric = _doubling(cls)(**kwargs)
+    torch.testing.assert_close(metric(*batch), reference.compute())
+    collection = MetricCollection({"m": _doubling(cls)(**kwargs)})
+    collection.update(*batch)
+    torch.testing.assert_close(collection.compute()["m"], reference.compute())
