@@ -165,7 +165,6 @@ class MinMetric(BaseAggregator):
     def __init__(self, nan_strategy: NanStrategy = "warn", **kwargs: Any) -> None:
         super().__init__("min", torch.tensor(float("inf")), nan_strategy, state_name="min_value", **kwargs)
 
-    @adds_batch_sums
     def update(self, value: Union[float, Tensor]) -> None:
         """Fold ``value`` (any shape) into the minimum."""
         self._fold(value, lambda acc, v: torch.minimum(acc, v.min()))
@@ -189,6 +188,7 @@ class SumMetric(BatchSums, BaseAggregator):
     def _batch_sums(self, value: Union[float, Tensor]) -> dict[str, Tensor | int]:  # type: ignore[override]
         return {"sum_value": self._checked_values(value).sum()}
 
+    @adds_batch_sums
     def update(self, value: Union[float, Tensor]) -> None:
         """Add the sum of ``value`` (any shape)."""
         self._add_sums(self._batch_sums(value))

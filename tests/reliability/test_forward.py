@@ -96,7 +96,9 @@ def test_a_subclass_update_is_what_forward_and_collections_run(base: str, kwargs
     doubled = [batch[0] * 2, *batch[1:]]
     reference = cls(**kwargs)
     reference.update(*doubled)
+    assert cls(**kwargs)._prepared_batch(*batch) is not None  # the package's update: forward's own path
     metric = _doubling(cls)(**kwargs)
+    assert metric._prepared_batch(*batch) is None  # a subclass's update: run as such
     torch.testing.assert_close(metric(*batch), reference.compute())
     collection = MetricCollection({"m": _doubling(cls)(**kwargs)})
     collection.update(*batch)
