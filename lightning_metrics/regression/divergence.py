@@ -41,11 +41,12 @@ class _RowScores(Metric):
     additive_update = True
     _score_rows: Callable[..., Tensor]
 
-    def __init__(self, reduction: str | None, **kwargs: Any) -> None:
-        check_reduction(reduction, REDUCTIONS)
-        super().__init__(**kwargs)
-        self.reduction = reduction
-        if reduction in ("mean", "sum"):
+    reduction: str | None
+
+    def _build(self) -> None:
+        """The states: a float64 sum of the scores (``mean``/``sum``) or every score, and the row count."""
+        check_reduction(self.reduction, REDUCTIONS)
+        if self.reduction in ("mean", "sum"):
             self.add_state("measures", torch.tensor(0.0, dtype=torch.float64), dist_reduce_fx="sum")
         else:
             self.add_state("measures", [], dist_reduce_fx="cat")
@@ -81,7 +82,7 @@ class CosineSimilarity(_RowScores):
     plot_upper_bound = 1.0
 
     def __init__(self, reduction: Literal["mean", "sum", "none"] | None = "sum", **kwargs: Any) -> None:
-        super().__init__(reduction, **kwargs)
+        self._configure(locals())
 
     def update(self, preds: Tensor, target: Tensor) -> None:
         """Score the batch's rows."""
@@ -102,10 +103,12 @@ class _Divergence(_RowScores):
         reduction: Literal["mean", "sum", "none"] | None = "mean",
         **kwargs: Any,
     ) -> None:
-        if not isinstance(log_prob, bool):
-            raise TypeError(f"Argument `log_prob` must be a bool, got {log_prob!r}")
-        super().__init__(reduction, **kwargs)
-        self.log_prob = log_prob
+        self._configure(locals())
+
+    def _build(self) -> None:
+        if not isinstance(self.log_prob, bool):
+            raise TypeError(f"Argument `log_prob` must be a bool, got {self.log_prob!r}")
+        super()._build()
 
     def _rows(self, p: Tensor, q: Tensor) -> Tensor:
         raise NotImplementedError

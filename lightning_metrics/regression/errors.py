@@ -52,10 +52,11 @@ class _SumMetric(_FloatSums):
     count: Tensor
 
     def __init__(self, **kwargs: Any) -> None:
-        self._init_sums(1, kwargs)
+        self._configure(locals())
 
-    def _init_sums(self, num_outputs: int, kwargs: dict[str, Any]) -> None:
-        Metric.__init__(self, **kwargs)
+    def _build(self) -> None:
+        """The states: ``total`` (one per output where the class has ``num_outputs``) and ``count``."""
+        num_outputs = getattr(self, "num_outputs", 1)
         self.add_state("total", _zeros(num_outputs) if num_outputs > 1 else _zeros(), dist_reduce_fx="sum")
         self.add_state("count", torch.tensor(0, dtype=torch.int64), dist_reduce_fx="sum")
 
@@ -91,9 +92,11 @@ class MeanAbsoluteError(_SumMetric):
     """
 
     def __init__(self, num_outputs: int = 1, **kwargs: Any) -> None:
-        check_num_outputs_arg(num_outputs)
-        self._init_sums(num_outputs, kwargs)
-        self.num_outputs = num_outputs
+        self._configure(locals())
+
+    def _build(self) -> None:
+        check_num_outputs_arg(self.num_outputs)
+        super()._build()
 
     def _sums(self, preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
         return F.mean_absolute_error_sums(preds, target, self.num_outputs)
@@ -124,9 +127,11 @@ class LogCoshError(_SumMetric):
     """
 
     def __init__(self, num_outputs: int = 1, **kwargs: Any) -> None:
-        check_num_outputs_arg(num_outputs)
-        self._init_sums(num_outputs, kwargs)
-        self.num_outputs = num_outputs
+        self._configure(locals())
+
+    def _build(self) -> None:
+        check_num_outputs_arg(self.num_outputs)
+        super()._build()
 
     def _sums(self, preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
         return F.log_cosh_error_sums(preds, target, self.num_outputs)
@@ -145,9 +150,10 @@ class MinkowskiDistance(_FloatSums):
     minkowski_dist_sum: Tensor
 
     def __init__(self, p: float, **kwargs: Any) -> None:
-        F.check_minkowski_p(p)
-        super().__init__(**kwargs)
-        self.p = p
+        self._configure(locals())
+
+    def _build(self) -> None:
+        F.check_minkowski_p(self.p)
         self.add_state("minkowski_dist_sum", _zeros(), dist_reduce_fx="sum")
 
     def _batch_sums(self, preds: Tensor, targets: Tensor) -> dict[str, Tensor | int]:  # type: ignore[override]
@@ -207,7 +213,9 @@ class WeightedMeanAbsolutePercentageError(_FloatSums):
     sum_scale: Tensor
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+        self._configure(locals())
+
+    def _build(self) -> None:
         self.add_state("sum_abs_error", _zeros(), dist_reduce_fx="sum")
         self.add_state("sum_scale", _zeros(), dist_reduce_fx="sum")
 
@@ -238,9 +246,11 @@ class TweedieDevianceScore(_SumMetric):
     higher_is_better = None
 
     def __init__(self, power: float = 0.0, **kwargs: Any) -> None:
-        F.check_tweedie_power(power)
-        super().__init__(**kwargs)
-        self.power = power
+        self._configure(locals())
+
+    def _build(self) -> None:
+        F.check_tweedie_power(self.power)
+        super()._build()
 
     def _sums(self, preds: Tensor, targets: Tensor) -> tuple[Tensor, int]:  # type: ignore[override]
         return F.tweedie_deviance_sums(preds, targets, self.power)
@@ -269,6 +279,10 @@ class CriticalSuccessIndex(Metric):
     full_state_update = False
 
     def __init__(self, threshold: float, keep_sequence_dim: int | None = None, **kwargs: Any) -> None:
+        self._configure(locals())
+
+    def _build(self) -> None:
+        keep_sequence_dim = self.keep_sequence_dim
         if keep_sequence_dim is not None and (
             isinstance(keep_sequence_dim, bool)
             or not isinstance(keep_sequence_dim, int)
@@ -277,9 +291,7 @@ class CriticalSuccessIndex(Metric):
             raise ValueError(
                 f"Argument `keep_sequence_dim` must be a non-negative int or None, got {keep_sequence_dim!r}"
             )
-        super().__init__(**kwargs)
-        self.threshold = float(threshold)
-        self.keep_sequence_dim = keep_sequence_dim
+        self.threshold = float(self.threshold)
         for name in ("hits", "misses", "false_alarms"):
             if keep_sequence_dim is None:
                 self.add_state(name, torch.tensor(0, dtype=torch.int64), dist_reduce_fx="sum")

@@ -117,8 +117,9 @@ class _MomentMetric(Metric):
     _columns: Literal["lax", "strict"] | None = None
     moments: Tensor
 
-    def __init__(self, initial_columns: int = 1, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def _build_columns(self, initial_columns: int) -> None:
+        """The family's part of ``_build``: the ``moments`` state of ``initial_columns`` output columns, at the
+        class's smallest statistic (a subclass checks its arguments, then calls this)."""
         self._initial_columns = initial_columns
         self._use_statistic(self._smallest_statistic)
 
@@ -270,11 +271,12 @@ class MeanSquaredError(_MomentMetric):
     total = _view(_total, "The number of observations (torchmetrics' state)", integer=True)
 
     def __init__(self, squared: bool = True, num_outputs: int = 1, **kwargs: Any) -> None:
-        check_bool("squared", squared)
-        check_num_outputs_arg(num_outputs)
-        super().__init__(num_outputs, **kwargs)
-        self.squared = squared
-        self.num_outputs = num_outputs
+        self._configure(locals())
+
+    def _build(self) -> None:
+        check_bool("squared", self.squared)
+        check_num_outputs_arg(self.num_outputs)
+        self._build_columns(self.num_outputs)
 
     def compute(self) -> Tensor:
         """MSE (or RMSE) over everything seen."""
@@ -303,6 +305,10 @@ class NormalizedRootMeanSquaredError(_MomentMetric):
         num_outputs: int = 1,
         **kwargs: Any,
     ) -> None:
+        self._configure(locals())
+
+    def _build(self) -> None:
+        normalization, num_outputs = self.normalization, self.num_outputs
         if normalization not in NORMALIZATIONS:
             raise ValueError(
                 f"Argument `normalization` must be one of {NORMALIZATIONS}, got {normalization!r}"
@@ -311,11 +317,9 @@ class NormalizedRootMeanSquaredError(_MomentMetric):
         # the target's mean, standard deviation and l2 norm are in the shifted target sums; only its range
         # needs the extremes of the moments
         self._smallest_statistic = st.MOMENTS if normalization == "range" else st.R2
-        super().__init__(num_outputs, **kwargs)
-        self.normalization = normalization
-        self.num_outputs = num_outputs
         # torchmetrics' result dtype for float64 inputs, as observed in 1.9
         self._result_follows_float64 = normalization in ("mean", "range") and num_outputs > 1
+        self._build_columns(num_outputs)
 
     def compute(self) -> Tensor:
         """NRMSE over everything seen."""
@@ -345,11 +349,12 @@ class R2Score(_MomentMetric):
     total = _view(_total, "The number of observations (torchmetrics' state)", integer=True)
 
     def __init__(self, adjusted: int = 0, multioutput: str = "uniform_average", **kwargs: Any) -> None:
-        _check_adjusted(adjusted)
-        check_multioutput(multioutput)
-        super().__init__(1, **kwargs)
-        self.adjusted = adjusted
-        self.multioutput = multioutput
+        self._configure(locals())
+
+    def _build(self) -> None:
+        _check_adjusted(self.adjusted)
+        check_multioutput(self.multioutput)
+        self._build_columns(1)
 
     def compute(self) -> Tensor:
         """R2 over everything seen."""
@@ -384,9 +389,11 @@ class ExplainedVariance(_MomentMetric):
         multioutput: Literal["raw_values", "uniform_average", "variance_weighted"] = "uniform_average",
         **kwargs: Any,
     ) -> None:
-        check_multioutput(multioutput)
-        super().__init__(1, **kwargs)
-        self.multioutput = multioutput
+        self._configure(locals())
+
+    def _build(self) -> None:
+        check_multioutput(self.multioutput)
+        self._build_columns(1)
 
     def compute(self) -> Tensor:
         """Explained variance over everything seen."""
@@ -417,11 +424,12 @@ class RelativeSquaredError(_MomentMetric):
     total = _view(_total, "The number of observations (torchmetrics' state)", integer=True)
 
     def __init__(self, num_outputs: int = 1, squared: bool = True, **kwargs: Any) -> None:
-        check_num_outputs_arg(num_outputs)
-        check_bool("squared", squared)
-        super().__init__(num_outputs, **kwargs)
-        self.num_outputs = num_outputs
-        self.squared = squared
+        self._configure(locals())
+
+    def _build(self) -> None:
+        check_num_outputs_arg(self.num_outputs)
+        check_bool("squared", self.squared)
+        self._build_columns(self.num_outputs)
 
     def compute(self) -> Tensor:
         """RSE over everything seen."""
@@ -458,11 +466,13 @@ class PearsonCorrCoef(_MomentMetric):
     n_total = _view(_total, "The number of observations per output (torchmetrics' state)")
 
     def __init__(self, num_outputs: int = 1, **kwargs: Any) -> None:
-        check_num_outputs_arg(num_outputs)
-        super().__init__(num_outputs, **kwargs)
-        self.num_outputs = num_outputs
+        self._configure(locals())
+
+    def _build(self) -> None:
+        check_num_outputs_arg(self.num_outputs)
         # torchmetrics' result dtype for float64 inputs, as observed in 1.9
-        self._result_follows_float64 = num_outputs > 1
+        self._result_follows_float64 = self.num_outputs > 1
+        self._build_columns(self.num_outputs)
 
     def compute(self) -> Tensor:
         """Pearson's r over everything seen."""

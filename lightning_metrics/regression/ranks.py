@@ -41,15 +41,16 @@ class _PairedColumns(Metric):
     _warns_about_memory = False  # torchmetrics warns for Spearman (not Kendall) at construction
 
     def __init__(self, num_outputs: int = 1, **kwargs: Any) -> None:
-        check_num_outputs_arg(num_outputs)
+        self._configure(locals())
+
+    def _build(self) -> None:
+        check_num_outputs_arg(self.num_outputs)
         if self._warns_about_memory:
             warn_at_caller(
                 f"Metric `SpearmanCorrcoef` will save all targets and predictions in the buffer. For large datasets,"
                 f" this may lead to large memory footprint ({type(self).__name__} keeps every sample to rank them).",
                 UserWarning,
             )
-        super().__init__(**kwargs)
-        self.num_outputs = num_outputs
         self.add_state("preds", [], dist_reduce_fx="cat")
         self.add_state("target", [], dist_reduce_fx="cat")
 
@@ -121,11 +122,12 @@ class KendallRankCorrCoef(_PairedColumns):
         num_outputs: int = 1,
         **kwargs: Any,
     ) -> None:
-        check_kendall_args(variant, t_test, alternative)
-        super().__init__(num_outputs, **kwargs)
-        self.variant = variant
-        self.t_test = t_test
-        self.alternative = alternative if t_test else None
+        self._configure(locals())
+
+    def _build(self) -> None:
+        check_kendall_args(self.variant, self.t_test, self.alternative)
+        super()._build()
+        self.alternative = self.alternative if self.t_test else None
 
     def compute(self) -> Tensor | tuple[Tensor, Tensor]:
         """Kendall's tau (and p-value) over everything seen."""
