@@ -55,8 +55,10 @@ class _SumMetric(_FloatSums):
         self._configure(locals())
 
     def _build(self) -> None:
-        """The states: ``total`` (one per output where the class has ``num_outputs``) and ``count``."""
-        num_outputs = getattr(self, "num_outputs", 1)
+        self._add_sum_states(1)
+
+    def _add_sum_states(self, num_outputs: int) -> None:
+        """The states: ``total`` (one per output when ``num_outputs > 1``) and ``count``."""
         self.add_state("total", _zeros(num_outputs) if num_outputs > 1 else _zeros(), dist_reduce_fx="sum")
         self.add_state("count", torch.tensor(0, dtype=torch.int64), dist_reduce_fx="sum")
 
@@ -81,7 +83,18 @@ class _SumMetric(_FloatSums):
         return (self.total / self.count).to(self.dtype)
 
 
-class MeanAbsoluteError(_SumMetric):
+class _PerOutputSums(_SumMetric):
+    """A ``_SumMetric`` with one ``total`` per output column (``num_outputs``)."""
+
+    def __init__(self, num_outputs: int = 1, **kwargs: Any) -> None:
+        self._configure(locals())
+
+    def _build(self) -> None:
+        check_num_outputs_arg(self.num_outputs)
+        self._add_sum_states(self.num_outputs)
+
+
+class MeanAbsoluteError(_PerOutputSums):
     """Mean absolute error, per output with ``num_outputs > 1``.
 
     >>> import torch
@@ -90,13 +103,6 @@ class MeanAbsoluteError(_SumMetric):
     >>> metric.compute()
     tensor([0.0000, 2.5000])
     """
-
-    def __init__(self, num_outputs: int = 1, **kwargs: Any) -> None:
-        self._configure(locals())
-
-    def _build(self) -> None:
-        check_num_outputs_arg(self.num_outputs)
-        super()._build()
 
     def _sums(self, preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
         return F.mean_absolute_error_sums(preds, target, self.num_outputs)
@@ -116,7 +122,7 @@ class MeanSquaredLogError(_SumMetric):
         return F.mean_squared_log_error_sums(preds, target)
 
 
-class LogCoshError(_SumMetric):
+class LogCoshError(_PerOutputSums):
     """Mean log-cosh error, per output with ``num_outputs > 1``.
 
     >>> import torch
@@ -125,13 +131,6 @@ class LogCoshError(_SumMetric):
     >>> metric.compute()
     tensor(0.3523)
     """
-
-    def __init__(self, num_outputs: int = 1, **kwargs: Any) -> None:
-        self._configure(locals())
-
-    def _build(self) -> None:
-        check_num_outputs_arg(self.num_outputs)
-        super()._build()
 
     def _sums(self, preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
         return F.log_cosh_error_sums(preds, target, self.num_outputs)
