@@ -145,10 +145,7 @@ class CountingMetric(Metric):
         # the batch's confusion matrix for its values; the state takes the codes (a scatter, not a C^2 sum),
         # or the matrix itself when it has no more bins than the batch has codes. A matrix much larger than
         # its batch stays codes here: :meth:`_batch_values` makes it, unless its readers need only its summary.
-        batch = {
-            n: v if isinstance(v, Codes) and v.summarizes() else v.dense_confmat() if isinstance(v, Codes) else v
-            for n, v in increment.items()
-        }
+        batch = {n: v.dense() if isinstance(v, Codes) and not v.summarizes() else v for n, v in increment.items()}
         adds = {n: batch[n] if isinstance(v, Codes) and not v.scatters() else v for n, v in increment.items()}
         states = {n: [v] if isinstance(self._defaults[n], list) else v for n, v in batch.items()}
         return states, self._committer(lambda: self._add_batch(adds))
@@ -214,7 +211,13 @@ class CountingMetric(Metric):
         attrs = self.__dict__
         if type(self).compute is not CountingMetric.compute or attrs["_is_synced"] or attrs["dist_sync_on_step"]:
             return False  # a subclass with its own compute, or a value that needs a sync
-        return self._spec is spec or _equal_specs(self._spec, spec)
+        if attrs["_spec"] is spec:
+            return True
+        if attrs["_spec"] == spec:
+            # equal frozen specs: keep one object, so that the next forward finds it by identity
+            attrs["_spec"] = spec
+            return True
+        return False
 
     def compute(self) -> Tensor:
         """The measure of everything accumulated."""
@@ -236,20 +239,6 @@ class CountingMetric(Metric):
         return states
 
 
-_EQUAL_SPECS: dict = {}
-
-
-def _equal_specs(a: CountSpec, b: CountSpec) -> bool:
-    """``a == b`` of two (frozen) specs, remembered per pair: a collection's members compare theirs with their
-    leader's on every ``forward``."""
-    key = (id(a), id(b))
-    hit = _EQUAL_SPECS.get(key)
-    if hit is not None and hit[0] is a and hit[1] is b:
-        return hit[2]
-    if len(_EQUAL_SPECS) > 256:
-        _EQUAL_SPECS.clear()
-    _EQUAL_SPECS[key] = (a, b, a == b)  # the entry holds both specs, so their ids are not reused while it lives
-    return a == b
 
 
 class RatioMetric(CountingMetric):

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from contextvars import ContextVar
+from operator import is_
 from typing import Any, Callable, Hashable, Iterator, Optional, Union
 
 from torch import Tensor
@@ -115,4 +116,30 @@ class ConstantCache:
             if len(self._store) >= self._limit:
                 self._store.clear()
             value = self._store[key] = make()
+        return value
+
+
+class IdentityCache:
+    """Values derived once per tuple of objects compared by identity (a collection's members, the same on every
+    ``forward``), for objects whose equality is costly to test. An entry holds its objects, so that their ids
+    are not reused while it lives; bounded like :class:`ConstantCache`.
+
+    >>> cache, a, b = IdentityCache(), [1], [1]
+    >>> cache.get((a, b), lambda: a == b), cache.get((a, b), lambda: None)
+    (True, True)
+    """
+
+    def __init__(self, limit: int = 256) -> None:
+        self._store: dict = {}
+        self._limit = limit
+
+    def get(self, objects: tuple, make: Callable[[], Any]) -> Any:
+        key = tuple(map(id, objects))
+        hit = self._store.get(key)
+        if hit is not None and all(map(is_, hit[0], objects)):  # C-level: no generator on the hot path
+            return hit[1]
+        if len(self._store) >= self._limit:
+            self._store.clear()
+        value = make()
+        self._store[key] = (objects, value)
         return value

@@ -31,6 +31,7 @@ from lightning_metrics.functional.classification._measures import (
     reduce_stat_scores,
     safe_divide,
 )
+from lightning_metrics.utilities.memo import IdentityCache
 
 SAMPLES_AVERAGES = (*_inputs.AVERAGES, "samples")
 
@@ -130,10 +131,10 @@ def reads_only_summary(spec: CountSpec, reductions: list[Reduction]) -> bool:
 def _together(spec: CountSpec, reductions: list[Reduction]) -> tuple[tuple[int, ...], tuple, frozenset[int]]:
     """Which of ``reductions`` join one pass, their requests, and the indices of the new values; the same
     objects (a collection's members, on every ``forward``) are answered from a cache."""
-    key = (id(spec), *map(id, reductions))
-    hit = _TOGETHER.get(key)
-    if hit is not None and hit[0] is spec and all(a is b for a, b in zip(hit[1], reductions)):
-        return hit[2]
+    return _TOGETHER.get((spec, *reductions), lambda: _plan_together(spec, reductions))
+
+
+def _plan_together(spec: CountSpec, reductions: list[Reduction]) -> tuple[tuple[int, ...], tuple, frozenset[int]]:
     joined = tuple(i for i, r in enumerate(reductions) if r.joins(spec))
     if len(joined) < 2:
         joined = ()
@@ -143,14 +144,10 @@ def _together(spec: CountSpec, reductions: list[Reduction]) -> tuple[tuple[int, 
         for r in map(reductions.__getitem__, joined)
     )
     made_together = frozenset(joined) | {i for i, r in enumerate(reductions) if r.measure in _FRESH_VALUES}
-    if len(_TOGETHER) > 256:
-        _TOGETHER.clear()
-    # the entry holds the spec and the reductions, so their ids are not reused while it lives
-    _TOGETHER[key] = (spec, tuple(reductions), (joined, requests, made_together))
     return joined, requests, made_together
 
 
-_TOGETHER: dict = {}
+_TOGETHER = IdentityCache()
 
 
 # whole-matrix measures whose value is always a new tensor, computed from the states (never one of them)

@@ -266,7 +266,9 @@ class MomentRows:
             # mean_e = 0, so M2_e carries the whole sum; nothing else is kept
             if row == mo._COMOMENTS.start + mo.E * 4:
                 return state[1]
-            return _lift_sums_row(state, row) if row >= mo._MINS.start else torch.zeros_like(state[0])
+            if row >= mo._MINS.start:  # the extremes and flags of empty moments
+                return _empty_tail(state.shape[1], state.device)[row - mo._MINS.start]
+            return torch.zeros_like(state[0])
         var = {mo._MEANS.start + mo.Y: 0, mo._MEANS.start + mo.E: 1}.get(row)
         if var is not None:  # the mean of y or e: its shift plus the mean shifted value
             return torch.where(state[_COUNT] > 0, state[_KY + var] + state[_S1Y - var] / self._safe_n(), 0.0)
@@ -309,11 +311,6 @@ class MomentRows:
         if self._statistic.level == SSE.level:
             return MomentRows(self._state.sum(dim=1, keepdim=True), SSE)
         return mo.pool_columns(self._lifted())
-
-
-def _lift_sums_row(state: Tensor, row: int) -> Tensor:
-    """Row ``row`` of the extremes and flags of an ``SSE`` state (as empty moments have them)."""
-    return _empty_tail(state.shape[1], state.device)[row - mo._MINS.start]
 
 
 def moment_rows(state: Tensor, statistic: Statistic) -> "MomentRows | Tensor":
