@@ -6,6 +6,8 @@ compared batch by batch and at the end; functional forms are compared on the con
 
 from __future__ import annotations
 
+import math
+
 import pytest
 import torch
 import torchmetrics
@@ -271,4 +273,8 @@ def test_edge_cases_match():
     )
     assert_same(lmf.critical_success_index(zero, zero, 0.5), tmf.critical_success_index(zero, zero, 0.5))
     big = torch.tensor([0.0, 200.0])  # log-cosh of a large error: torchmetrics overflows to inf in exp
-    assert torch.isfinite(lmf.log_cosh_error(big, -big))
+    # log cosh(400) = 400 - log 2 + log1p(e^-800), the last term far below float32's resolution
+    assert lmf.log_cosh_error(big, -big).item() == pytest.approx((400 - math.log(2)) / 2, rel=1e-7)
+    tiny = torch.tensor([1e-4, -3e-4])  # log cosh(d) = d^2 / 2 - d^4 / 12 + ...: no cancellation left
+    expected = sum(float(d) ** 2 / 2 - float(d) ** 4 / 12 for d in tiny) / 2
+    assert lmf.log_cosh_error(tiny, torch.zeros(2)).item() == pytest.approx(expected, rel=1e-6)

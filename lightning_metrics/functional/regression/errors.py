@@ -112,11 +112,12 @@ def log_cosh_error_sums(preds: Tensor, target: Tensor, num_outputs: int) -> tupl
         raise MetricInputError(f"Expected 1D or 2D `preds`/`target`, got preds.shape={tuple(preds.shape)}")
     check_columns(preds, num_outputs, strict_single=True)
     # the difference in the inputs' dtype (within half an ulp of itself: see ``difference``), the rest in float64:
-    # log(cosh(d)) = |d| + log1p(exp(-2|d|)) - log(2) is free of exp overflow, but cancels for small |d|
-    d = difference(preds, target).abs().to(torch.float64)
+    # log(cosh(d)) = log(exp(d) + exp(-d)) - log(2), one logaddexp kernel that never overflows; float64 keeps the
+    # digits that subtracting log(2) from each term cancels for small |d|
+    d = difference(preds, target).to(torch.float64)
     if d.ndim < 2:
         d = d.reshape(-1, 1)
-    return (d + torch.log1p(torch.exp(-2 * d)) - math.log(2.0)).sum(dim=0), d.shape[0]
+    return (torch.logaddexp(d, -d) - math.log(2.0)).sum(dim=0), d.shape[0]
 
 
 def log_cosh_error(preds: Tensor, target: Tensor) -> Tensor:
