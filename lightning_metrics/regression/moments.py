@@ -25,6 +25,7 @@ import torch
 from torch import Tensor
 
 from lightning_metrics import _plot_methods
+from lightning_metrics._states import _finished
 from lightning_metrics.functional.regression import _moments as mo
 from lightning_metrics.functional.regression import _statistics as st
 from lightning_metrics.functional.regression._checks import (
@@ -229,10 +230,28 @@ class _MomentMetric(Metric):
             return torch.float64
         return self.dtype
 
-    def _checked_moments(self) -> Tensor:
-        """What the measures read of the state (its moment rows, computed as read), after checking it fits
-        this class's input checks (a shared state may come from a laxer metric)."""
-        m = st.moment_rows(self.moments, self._statistic)
+    def compute(self) -> Tensor:
+        """The class's measure over everything seen (:meth:`_measure` of the accumulated moments)."""
+        return self._measure(self._checked_moments(self.moments))
+
+    def _measure(self, m: Any) -> Tensor:
+        """The class's measure of checked moments ``m`` (:meth:`_checked_moments`), in torchmetrics' dtype."""
+        raise NotImplementedError
+
+    def _batch_value_fn(self) -> Any:
+        """``forward``'s batch value read straight off the batch's moments (the :meth:`_measure` of them, as
+        ``compute`` on them would return it) instead of swapping them in for ``compute``; ``None`` for a
+        subclass with a ``compute`` of its own, or a value that needs a sync."""
+        attrs = self.__dict__
+        if type(self).compute is not _MomentMetric.compute or attrs["_is_synced"] or attrs["dist_sync_on_step"]:
+            return None
+        detach = self.is_differentiable is False
+        return lambda batch: _finished(self._measure(self._checked_moments(batch["moments"])), detach)
+
+    def _checked_moments(self, state: Tensor) -> Any:
+        """What the measures read of a moments ``state`` (its moment rows, computed as read), after checking it
+        fits this class's input checks (a shared state may come from a laxer metric)."""
+        m = st.moment_rows(state, self._statistic)
         if self._at_most_2d and mo.was_flattened(m):
             raise MetricInputError(
                 f"{type(self).__name__} expects 1D or 2D inputs, but >2D inputs were accumulated"
@@ -278,9 +297,8 @@ class MeanSquaredError(_MomentMetric):
         check_num_outputs_arg(self.num_outputs)
         self._build_columns(self.num_outputs)
 
-    def compute(self) -> Tensor:
-        """MSE (or RMSE) over everything seen."""
-        m = self._checked_moments()
+    def _measure(self, m: Any) -> Tensor:
+        """MSE (or RMSE) of the moments ``m``."""
         return mse_from_moments(m, self.squared, self.num_outputs).to(self._result_dtype(m))
 
 
@@ -321,9 +339,8 @@ class NormalizedRootMeanSquaredError(_MomentMetric):
         self._result_follows_float64 = normalization in ("mean", "range") and num_outputs > 1
         self._build_columns(num_outputs)
 
-    def compute(self) -> Tensor:
-        """NRMSE over everything seen."""
-        m = self._checked_moments()
+    def _measure(self, m: Any) -> Tensor:
+        """NRMSE of the moments ``m``."""
         return nrmse_from_moments(m, self.normalization, self.num_outputs).to(self._result_dtype(m))
 
 
@@ -356,9 +373,8 @@ class R2Score(_MomentMetric):
         check_multioutput(self.multioutput)
         self._build_columns(1)
 
-    def compute(self) -> Tensor:
-        """R2 over everything seen."""
-        m = self._checked_moments()
+    def _measure(self, m: Any) -> Tensor:
+        """R2 of the moments ``m``."""
         return r2_from_moments(m, self.adjusted, self.multioutput).to(self._result_dtype(m))
 
 
@@ -395,9 +411,8 @@ class ExplainedVariance(_MomentMetric):
         check_multioutput(self.multioutput)
         self._build_columns(1)
 
-    def compute(self) -> Tensor:
-        """Explained variance over everything seen."""
-        m = self._checked_moments()
+    def _measure(self, m: Any) -> Tensor:
+        """Explained variance of the moments ``m``."""
         return explained_variance_from_moments(m, self.multioutput).to(self._result_dtype(m))
 
 
@@ -431,9 +446,8 @@ class RelativeSquaredError(_MomentMetric):
         check_bool("squared", self.squared)
         self._build_columns(self.num_outputs)
 
-    def compute(self) -> Tensor:
-        """RSE over everything seen."""
-        m = self._checked_moments()
+    def _measure(self, m: Any) -> Tensor:
+        """RSE of the moments ``m``."""
         dtype = self._result_dtype(m)
         return rse_from_moments(m, self.squared, torch.finfo(dtype).eps).to(dtype)
 
@@ -474,9 +488,8 @@ class PearsonCorrCoef(_MomentMetric):
         self._result_follows_float64 = self.num_outputs > 1
         self._build_columns(self.num_outputs)
 
-    def compute(self) -> Tensor:
-        """Pearson's r over everything seen."""
-        m = self._checked_moments()
+    def _measure(self, m: Any) -> Tensor:
+        """Pearson's r of the moments ``m``."""
         dtype = self._result_dtype(m)
         return pearson_from_moments(m, dtype).to(dtype)
 
@@ -493,9 +506,8 @@ class ConcordanceCorrCoef(PearsonCorrCoef):
 
     higher_is_better = True
 
-    def compute(self) -> Tensor:
-        """Concordance over everything seen."""
-        m = self._checked_moments()
+    def _measure(self, m: Any) -> Tensor:
+        """Concordance of the moments ``m``."""
         dtype = self._result_dtype(m)
         return concordance_from_moments(m, dtype).to(dtype)
 

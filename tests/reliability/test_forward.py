@@ -103,3 +103,26 @@ def test_a_subclass_update_is_what_forward_and_collections_run(base: str, kwargs
     collection = MetricCollection({"m": _doubling(cls)(**kwargs)})
     collection.update(*batch)
     torch.testing.assert_close(collection.compute()["m"], reference.compute())
+
+
+@pytest.mark.parametrize("name", ["MeanSquaredError", "R2Score", "RelativeSquaredError", "PearsonCorrCoef"])
+def test_a_subclass_compute_is_what_forward_returns(name: str) -> None:
+    """A moment metric's forward reads its batch value straight off the batch's moments only for the package's
+    own ``compute``: a subclass that changes ``compute`` gets its value from it, alone and in a collection."""
+    import lightning_metrics.regression as regression
+
+    cls = getattr(regression, name)
+    halved = type(f"Halved{name}", (cls,), {"compute": lambda self: cls.compute(self) / 2})
+    g = torch.Generator().manual_seed(0)
+    preds = torch.rand(16, generator=g)
+    target = preds + 0.3 * torch.rand(16, generator=g)
+    fresh = cls()
+    fresh.update(preds, target)
+    assert cls()._batch_value_fn() is not None  # the package's compute: the batch value read directly
+    metric = halved()
+    assert metric._batch_value_fn() is None  # a subclass's compute: called as such
+    torch.testing.assert_close(metric(preds, target), fresh.compute() / 2)
+    collection = MetricCollection({"plain": cls(), "halved": halved()})
+    values = collection(preds, target)
+    torch.testing.assert_close(values["plain"], fresh.compute())
+    torch.testing.assert_close(values["halved"], fresh.compute() / 2)

@@ -74,11 +74,16 @@ def nrmse_from_moments(m: Tensor, normalization: str, num_outputs: int) -> Tenso
     return rmse / denom
 
 
+def _column_mean(scores: Tensor) -> Tensor:
+    """The mean over output columns; one column's own value (the same number, without a reduction kernel)."""
+    return scores.reshape(()) if scores.numel() == 1 else scores.mean()
+
+
 def _average(scores: Tensor, weights: Tensor, multioutput: str) -> Tensor:
     if multioutput == "raw_values":
         return scores
     if multioutput == "uniform_average":
-        return scores.mean()
+        return _column_mean(scores)
     return (weights / weights.sum() * scores).sum()
 
 
@@ -123,9 +128,11 @@ def explained_variance_from_moments(m: Tensor, multioutput: str) -> Tensor:
 
 def rse_from_moments(m: Tensor, squared: bool, eps: float) -> Tensor:
     """Relative squared error ``SSE / SST`` (root if not ``squared``), averaged over columns."""
-    rse = mo.sum_squared_error(m) / mo.comoment(m, mo.Y, mo.Y).clamp(min=eps)
-    rse = torch.where(mo.count(m) > 0, rse, torch.nan)  # no sample: 0 / 0 is undefined, as in torchmetrics
-    return (rse if squared else rse.sqrt()).mean()
+    n = mo.count(m)
+    # no sample: 0 / 0 is undefined, as in torchmetrics; n / n is NaN there and exactly 1 elsewhere (a where's work
+    # in one kernel)
+    rse = mo.sum_squared_error(m) / mo.comoment(m, mo.Y, mo.Y).clamp(min=eps) * (n / n)
+    return _column_mean(rse if squared else rse.sqrt())
 
 
 def _max_abs_deviation(m: Tensor, var: int) -> Tensor:
