@@ -212,6 +212,12 @@ class PreparedUpdates:
         none (the default: ``forward`` swaps the batch's states in and calls ``compute``)."""
         return None
 
+    def _computes_like(self: "Metric", base: type) -> bool:
+        """Whether this metric's batch value may be read off a batch's states as ``base`` reads it: its
+        ``compute`` is ``base.compute`` (no subclass of its own), and the value needs no sync."""
+        attrs = self.__dict__
+        return type(self).compute is base.compute and not attrs["_is_synced"] and not attrs["dist_sync_on_step"]
+
     def _committer(self: "Metric", assign: Callable[[], None]) -> Callable[[], None]:
         """The commit of a prepared update: ``assign`` the states, and count the update as ``update`` does."""
 

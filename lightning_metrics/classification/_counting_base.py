@@ -209,7 +209,7 @@ class CountingMetric(Metric):
     def _reads_batch(self, spec: CountSpec) -> bool:
         """Whether this metric's batch value is its reduction of ``spec``'s batch states (``_batch_value_fn``)."""
         attrs = self.__dict__
-        if type(self).compute is not CountingMetric.compute or attrs["_is_synced"] or attrs["dist_sync_on_step"]:
+        if not self._computes_like(CountingMetric):
             return False  # a subclass with its own compute, or a value that needs a sync
         if attrs["_spec"] is spec:
             return True

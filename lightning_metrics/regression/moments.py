@@ -242,8 +242,7 @@ class _MomentMetric(Metric):
         """``forward``'s batch value read straight off the batch's moments (the :meth:`_measure` of them, as
         ``compute`` on them would return it) instead of swapping them in for ``compute``; ``None`` for a
         subclass with a ``compute`` of its own, or a value that needs a sync."""
-        attrs = self.__dict__
-        if type(self).compute is not _MomentMetric.compute or attrs["_is_synced"] or attrs["dist_sync_on_step"]:
+        if not self._computes_like(_MomentMetric):
             return None
         detach = self.is_differentiable is False
         return lambda batch: _finished(self._measure(self._checked_moments(batch["moments"])), detach)
