@@ -18,7 +18,12 @@ FLOOR_TESTS ?= tests/integration tests/examples tests/test_distributed.py tests/
 	tests/test_metric.py tests/test_collection.py tests/image/test_functional_parity.py
 FLOOR_PYTHON ?= $(or $(lastword $(sort $(wildcard $(HOME)/.pyenv/versions/3.10.*/bin/python3))),$(shell command -v python3.10))
 
-.PHONY: install test floor-python install-floor test-floor demo bench clean
+# `make test-quick`: the core and the Lightning integration, about a third of `make test`'s time
+QUICK_TESTS ?= tests/integration tests/test_metric.py tests/test_collection.py tests/test_plotting.py \
+	tests/test_plot_figures.py tests/test_public_api.py
+
+.PHONY: install test test-quick floor-python install-floor test-floor demo bench clean
+.DEFAULT_GOAL := install
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,9 +32,15 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP)
+	@echo "The environment is $(VENV): \`source $(VENV)/bin/activate\` to use it, or start commands with $(VENV)/bin/ ($(VENV)/bin/python, $(VENV)/bin/tensorboard)."
 
 test: $(STAMP)
+	@echo "make test: the whole suite with 2 workers, about 6 minutes on 2 cores (make test-quick: the core and the Lightning integration, about 2-3 minutes)"
 	$(PY) -m pytest -n 2 --dist loadfile -q
+
+test-quick: $(STAMP)
+	@echo "make test-quick: the core and the Lightning integration with 2 workers, about 2-3 minutes on 2 cores (make test: everything)"
+	$(PY) -m pytest -n 2 --dist loadfile -q $(QUICK_TESTS)
 
 $(FLOOR_STAMP): pyproject.toml .ci/floor.txt
 	@test -n "$(FLOOR_PYTHON)" || { echo "make test-floor: no Python 3.10 (none under ~/.pyenv/versions, no python3.10 on PATH); name one with FLOOR_PYTHON=/path/to/python3.10" >&2; exit 2; }

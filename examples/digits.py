@@ -1,8 +1,11 @@
 """The main job: train a small classifier on scikit-learn's digits, with every metric logged for you.
 
-    python examples/digits.py            # ~10 epochs, well under a minute on 2 CPU cores
-    python examples/digits.py --fast     # one tiny epoch (also: LM_EXAMPLE_FAST=1), used by the tests
-    tensorboard --logdir lightning_logs  # then open the Time Series, Scalars, Images and Text tabs
+    .venv/bin/python examples/digits.py         # ~10 epochs, well under a minute on 2 CPU cores
+    .venv/bin/python examples/digits.py --fast  # one tiny epoch (also: LM_EXAMPLE_FAST=1), used by the tests
+    .venv/bin/tensorboard --logdir lightning_logs  # then open the Time Series, Scalars, Images and Text tabs
+
+(``make demo`` runs the first; in an activated environment, ``source .venv/bin/activate``, drop
+the ``.venv/bin/``.) The run ends by printing the TensorBoard command that works as printed.
 
 The LightningModule below has no metric code at all: its steps return ``preds`` and ``target``
 and ``MetricsCallback`` does the rest, per stage: update at every batch end, compute once per
@@ -22,7 +25,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
+import shutil
 import sys
+from pathlib import Path
 from typing import Any
 
 import lightning.pytorch as L
@@ -152,6 +158,30 @@ def make_callback() -> lm.MetricsCallback:
     )
 
 
+def tensorboard_command(logdir: str) -> str:
+    """The command that opens ``logdir``, to paste into the shell that ran this script: the
+    TensorBoard installed beside this Python (``.venv/bin/tensorboard`` after ``make demo``), or
+    plain ``tensorboard`` when that is the one on PATH (an activated environment).
+
+    >>> tensorboard_command("lightning_logs").endswith("tensorboard --logdir lightning_logs")
+    True
+    """
+    beside = Path(sys.executable).with_name("tensorboard")
+    on_path = shutil.which("tensorboard")
+    if not beside.exists():
+        program = "tensorboard" if on_path else f"{shlex.quote(sys.executable)} -m tensorboard.main"
+    elif on_path and Path(on_path).resolve() == beside.resolve():
+        program = "tensorboard"
+    else:
+        absolute = Path(os.path.abspath(beside))
+        try:
+            program = str(absolute.relative_to(Path.cwd()))  # .venv/bin/tensorboard from the clone
+        except ValueError:
+            program = str(absolute)
+        program = shlex.quote(program)
+    return f"{program} --logdir {shlex.quote(logdir)}"
+
+
 def print_table(results: dict[str, dict[str, Any]]) -> None:
     """Scalars as rows, stages as columns; matrices and curves are pointed to TensorBoard."""
     stages = list(results)
@@ -212,7 +242,7 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
     for digit, row in zip(range(10), test["confmat"].tolist()):
         print(f"  {digit}: " + " ".join(f"{int(v):3d}" for v in row))
     print(f"\nTensorBoard logs: {logger.log_dir}")
-    print(f"  tensorboard --logdir {args.logdir}")
+    print(f"  {tensorboard_command(args.logdir)}")
     print("  Scalars: val/acc, val/f1, val/auroc, val/calibration, val/recall/0_zero ... val/recall/9_nine,")
     print("           train/acc, train/f1")
     print("  Images:  val/confmat, val/roc, val/pr_curve, val/recall (bars), val/calibration/reliability")

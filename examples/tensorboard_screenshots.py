@@ -16,14 +16,20 @@ Writes, under OUTDIR:
 - ``steps.txt``: for every image and text tag, its steps next to the steps of the scalars of the
   same stage (they must be equal: an image sits beside the values of its epoch).
 
-Needs ``chromium`` and ``chromium-driver`` (Debian packages) and ``selenium`` (pip); the
-TensorBoard server is the one beside this Python. The server is stopped at the end by its own
-process id. Open the PNGs and look at them.
+Needs ``chromium`` and ``chromium-driver`` (Debian packages) and ``selenium`` (the pip extra
+``screenshots``), checked before anything slow starts:
+
+    apt-get install -y chromium chromium-driver
+    .venv/bin/pip install -e ".[screenshots]"
+
+The TensorBoard server is the one beside this Python. The server is stopped at the end by its
+own process id. Open the PNGs and look at them.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import socket
@@ -40,6 +46,7 @@ DEEP = """window.__deepAll = function(sel, root){ root = root || document; const
   const walk = (n) => { n.querySelectorAll(sel).forEach(e => out.add(e));
     n.querySelectorAll('*').forEach(e => { if (e.shadowRoot) walk(e.shadowRoot); }); };
   walk(root); return Array.from(out); };"""
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 TABS = [
     ("01_timeseries", ""),
     ("02_scalars", "#scalars"),
@@ -47,6 +54,19 @@ TABS = [
     ("05_text", "#text"),
     ("06_pr_curves", "#pr_curves"),
 ]
+
+
+def missing_tools() -> list[str]:
+    """What this script needs and does not find, each with how to install it (empty: all there)."""
+    missing = []
+    if importlib.util.find_spec("selenium") is None:
+        missing.append(f'selenium (pip): {sys.executable} -m pip install -e "{ROOT}[screenshots]"')
+    for path, package in ((CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")):
+        if not os.access(path, os.X_OK):
+            missing.append(f"{path} (Debian package {package}): apt-get install -y chromium chromium-driver")
+    if not Path(sys.executable).with_name("tensorboard").exists():
+        missing.append(f"tensorboard beside {sys.executable}: run this with the project's .venv/bin/python")
+    return missing
 
 
 def run_demo(logdir: Path, epochs: int) -> None:
@@ -181,7 +201,7 @@ def screenshots(base: str, out: Path, width: int, height: int) -> None:
     from selenium.webdriver.chrome.service import Service
 
     options = Options()
-    options.binary_location = "/usr/bin/chromium"
+    options.binary_location = CHROMIUM
     for arg in (
         "--headless=new",
         "--no-sandbox",
@@ -192,7 +212,7 @@ def screenshots(base: str, out: Path, width: int, height: int) -> None:
         "--force-device-scale-factor=1",
     ):
         options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     try:
         driver.set_window_size(width, height)
         for name, fragment in TABS:
@@ -222,6 +242,9 @@ def main() -> None:
     parser.add_argument("--width", type=int, default=1600)
     parser.add_argument("--height", type=int, default=1200)
     args = parser.parse_args()
+    missing = missing_tools()  # before the demo's minute of training, not after it
+    if missing:
+        sys.exit("tensorboard_screenshots.py needs what is not installed:\n  " + "\n  ".join(missing))
     out = Path(args.outdir).resolve()
     out.mkdir(parents=True, exist_ok=True)
     logdir = Path(args.logdir).resolve() if args.logdir else out / "logs"

@@ -15,7 +15,7 @@ from typing import Any, Callable, Optional, Union
 import torch
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics.plotting import _methods as _plot_methods
 from lightning_metrics._prepared import BatchSums, adds_batch_sums
 from lightning_metrics.metric import Metric
 from lightning_metrics.utilities.data import dim_zero_cat

@@ -14,7 +14,8 @@ from typing import Any, Callable, Generator, Hashable, Optional, Union
 import torch
 from torch import Tensor, nn
 
-from lightning_metrics import _plot_methods, distributed
+from lightning_metrics import distributed
+from lightning_metrics.plotting import _methods as _plot_methods
 from lightning_metrics._arithmetic import MetricArithmetic
 from lightning_metrics import _torchscript as torchscript
 from lightning_metrics._prepared import PreparedUpdates

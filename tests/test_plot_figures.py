@@ -1,4 +1,4 @@
-"""What a reader sees in a figure, checked on the drawn artists (matplotlib) and pixels (raster).
+"""What a reader sees in a figure, checked on the drawn artists and on the rendered pixels.
 
 The rules of issue 23: zero cells blank and normalized cells never in scientific notation, the
 normalization named, values legible at card size up to 20 classes, one colour scale for a
@@ -21,9 +21,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from sklearn.metrics import average_precision_score, roc_auc_score  # noqa: E402
 
-from lightning_metrics import _raster, plotting  # noqa: E402
-from lightning_metrics._plot_data import color_levels  # noqa: E402
-from lightning_metrics._raster_font import text_mask  # noqa: E402
+from lightning_metrics import plotting  # noqa: E402
 from lightning_metrics.classification import (  # noqa: E402
     MulticlassAveragePrecision,
     MulticlassCalibrationError,
@@ -56,17 +54,6 @@ def _confusion(n: int, c: int, seed: int, signal: float = 2.0) -> torch.Tensor:
     return metric.compute()
 
 
-def find_text(image, text: str, scale: int = 2, colour=(0, 0, 0), rows: slice = slice(None)) -> bool:
-    """Whether ``text`` is drawn in the font of the raster renderer, exactly, somewhere in ``image``."""
-    ink = (torch.as_tensor(image)[rows] == torch.tensor(colour, dtype=torch.uint8)).all(-1).float()
-    mask = text_mask(text, scale).float()
-    if ink.shape[0] < mask.shape[0] or ink.shape[1] < mask.shape[1]:
-        return False
-    hits = F.conv2d(ink[None, None], mask[None, None])[0, 0]
-    inked = F.conv2d(ink[None, None], torch.ones_like(mask)[None, None])[0, 0]
-    return bool(((hits == mask.sum()) & (inked == mask.sum())).any())
-
-
 # ---------------------------------------------------------- confusion matrix
 @settings(max_examples=25, deadline=None)
 @given(
@@ -85,16 +72,22 @@ def test_normalized_cells_never_print_in_scientific_notation(classes, seed, norm
     plt.close(fig)
 
 
-def test_normalized_matrix_says_what_it_is_normalized_over_in_both_renderers() -> None:
+@pytest.mark.parametrize(
+    "normalize, says",
+    [
+        ("true", "normalized over the true class: rows sum to 1"),
+        ("pred", "normalized over the predicted class: columns sum to 1"),
+        ("all", "normalized over all samples: cells sum to 1"),
+    ],
+)
+def test_normalized_matrix_says_what_it_is_normalized_over(normalize, says) -> None:
     matrix = torch.tensor([[996, 4, 0], [3, 90, 7], [0, 1, 0]])
-    fig, ax = plotting.plot_confusion_matrix(matrix, normalize="true", title="val/cm · epoch 2")
-    assert ax.get_title() == "val/cm · epoch 2\nnormalized over the true class: rows sum to 1"
-    assert [t.get_text() for t in ax.texts][:2] == ["1", "<.01"]
-    image = _raster.confusion_image(matrix, normalize="pred", title="val/cm · epoch 2")
-    band = slice(0, 60)
-    assert find_text(image, "val/cm · epoch 2", rows=band)
-    assert find_text(image, "columns sum to 1", rows=band)
-    assert find_text(image, "<.01", colour=(255, 255, 255)) or find_text(image, "<.01")
+    fig, ax = plotting.plot_confusion_matrix(matrix, normalize=normalize, title="val/cm · epoch 2")
+    assert ax.get_title() == f"val/cm · epoch 2\n{says}"
+    texts = [t.get_text() for t in ax.texts]
+    assert "<.01" in texts and len(texts) == int((matrix != 0).sum())  # shares, zeros blank
+    if normalize == "true":
+        assert texts[:2] == ["1", "<.01"]
 
 
 @pytest.mark.parametrize("classes", [3, 10, 20])
@@ -114,27 +107,25 @@ def test_too_many_classes_to_annotate_are_noted_not_crammed() -> None:
     matrix = _confusion(4000, 60, seed=1)
     fig, ax = plotting.plot_confusion_matrix(matrix, title="val/cm · epoch 0")
     assert len(ax.texts) == 0 and "too many cells to write the values" in ax.get_title()
-    image = _raster.confusion_image(matrix, title="val/cm · epoch 0")
-    assert find_text(image, "too many cells", rows=slice(0, 80))
+    assert ax.get_title().startswith("val/cm · epoch 0\n60 x 60")
 
 
 def test_zero_cells_are_white_and_errors_stand_out() -> None:
     matrix = torch.tensor([[300, 1, 0], [0, 250, 2], [0, 0, 280]])
-    image = _raster.heatmap(matrix, values=False)
-    levels = color_levels(matrix.double())
-    assert torch.isnan(levels[0, 2]) and not torch.isnan(levels[0, 1])
-    colours = {tuple(c) for c in _raster.colormap(levels).reshape(-1, 3).tolist()}
-    assert (255, 255, 255) in colours and len(colours) == 1 + len(set(matrix[matrix != 0].tolist()))
-    assert (image == torch.tensor([255, 255, 255], dtype=torch.uint8)).all(-1).sum() > 0
+    fig, ax = plotting.plot_confusion_matrix(matrix)
+    image = ax.images[0]
+    assert image.get_array().mask.tolist() == (matrix == 0).tolist()  # zeros: the "bad" colour
+    assert tuple(image.cmap.get_bad()) == (1.0, 1.0, 1.0, 1.0)  # which is white
+    assert sorted(t.get_text() for t in ax.texts) == ["1", "2", "250", "280", "300"]  # and unwritten
     fig, ax = plotting.plot_confusion_matrix(matrix, color_scale="log")
-    assert type(ax.images[0].norm).__name__ == "LogNorm"
-    assert ax.images[0].norm.vmin == 1 and ax.images[0].norm.vmax == 300
-    masked = ax.images[0].get_array().mask
-    assert masked.tolist() == (matrix == 0).tolist()  # zeros are drawn in the "bad" colour: white
-    log = color_levels(matrix.double(), "log")
-    assert log[0, 1] == 0 and log[0, 0] == 1 and 0.1 < log[1, 2] < 0.2  # 2 errors: visibly above 1
-    row = color_levels(matrix.double(), "row")
-    torch.testing.assert_close(row[1, 2], torch.tensor(2 / 252, dtype=torch.float64))
+    norm = ax.images[0].norm
+    assert type(norm).__name__ == "LogNorm" and norm.vmin == 1 and norm.vmax == 300
+    assert ax.images[0].get_array().mask.tolist() == (matrix == 0).tolist()
+    assert norm(1) == 0 and norm(300) == 1 and 0.1 < norm(2) < 0.2  # 2 errors: visibly above 1
+    fig, ax = plotting.plot_confusion_matrix(matrix, color_scale="row")
+    shares = ax.images[0].get_array()
+    assert shares[1, 2] == pytest.approx(2 / 252) and shares[0, 0] == pytest.approx(300 / 301)
+    assert (ax.images[0].norm.vmin, ax.images[0].norm.vmax) == (0.0, 1.0)  # each row on its own scale
     with pytest.raises(ValueError, match="color_scale"):
         plotting.plot_confusion_matrix(matrix, color_scale="sqrt")
 
@@ -151,12 +142,10 @@ def test_multilabel_grid_shares_one_colour_scale_with_neg_pos_ticks() -> None:
     assert (
         fig._suptitle.get_text() == "val/ml · epoch 4" and len(fig.axes) == len(axes.flat) + 1
     )  # + colour bar
-    image = _raster.confusion_image(matrices.double(), names=["a", "b", "c"], title="val/ml · epoch 4")
-    colours = _raster.colormap(color_levels(matrices.double()))
-    assert colours[0, 0, 0].tolist() == colours[1, 0, 0].tolist() or matrices[0, 0, 0] != matrices[1, 0, 0]
-    assert colours[2, 0, 1].tolist() == colours[2, 1, 0].tolist()
-    assert colours[1, 1, 1].tolist() == [253, 231, 37]  # the largest count of all panels: the top colour
-    assert find_text(image, "neg") and find_text(image, "pos") and find_text(image, "val/ml · epoch 4")
+    assert [t.get_text() for t in panels[2].texts] == ["3", "3"]  # zero cells blank in the grid too
+    top = panels[1].images[0]  # the largest count of all panels gets the top colour
+    assert top.norm(70) == 1.0 and tuple(top.cmap(top.norm(70))) == tuple(top.cmap(1.0))
+    assert all(a.images[0].cmap.name == panels[0].images[0].cmap.name for a in panels)
 
 
 # -------------------------------------------------------------------- curves
@@ -192,7 +181,7 @@ def test_pr_curves_stop_at_full_recall_without_a_vertical_drop() -> None:
         x = torch.tensor(line.get_xdata())
         assert (x == 1.0).sum() == 1 and x[-1] == 1.0 and (x[1:] >= x[:-1]).all()
     for x, _ in plotting.curve_lines(curve.compute(), "pr"):
-        assert (x == x.max()).sum() == 1  # the raster renderer draws the same lines
+        assert (x == x.max()).sum() == 1  # the lines the loggers' images draw
 
 
 def test_roc_gets_a_log_false_positive_axis_when_every_auc_is_high() -> None:
@@ -208,11 +197,10 @@ def test_roc_gets_a_log_false_positive_axis_when_every_auc_is_high() -> None:
     weak, target = _scores(400, 5, seed=3, signal=0.5)
     roc = MulticlassROC(5)
     roc.update(weak, target)
-    assert plotting.plot_curves(roc.compute(), kind="roc")[1].get_xscale() == "linear"
-    assert plotting.plot_curves(roc.compute(), kind="roc", x_scale="log")[1].get_xscale() == "log"
-    for option in ("auto", "log"):
-        image = _raster.curves_image(roc.compute(), "roc", title="val/roc · epoch 1", x_scale=option)
-        assert find_text(image, "false positive rate (log)") == (option == "log")
+    for option in ("auto", "linear", "log"):
+        ax = plotting.plot_curves(roc.compute(), kind="roc", x_scale=option)[1]
+        assert ax.get_xscale() == ("log" if option == "log" else "linear")
+        assert ("log scale" in ax.get_xlabel()) == (option == "log")
 
 
 # --------------------------------------------------------------- reliability
@@ -239,12 +227,9 @@ def test_reliability_diagram_draws_accuracy_confidence_gap_and_counts_apart() ->
     assert [round(p.get_height()) for p in histogram.patches] == [0, 3, 40, 250]
     assert [t.get_text() for t in histogram.texts] == ["3", "40", "250"]
     assert ax.get_title().startswith("val/calib · epoch 0 · ECE=")
-    image = _raster.reliability(confidence, accuracy, count, title="val/calib · epoch 0")
-    assert (
-        find_text(image, "250")
-        and find_text(image, "mean confidence")
-        and find_text(image, "samples per bin", 1, (64, 64, 64))
-    )
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["accuracy", "mean confidence", "gap", "perfectly calibrated"]
+    assert histogram.get_ylabel() == "samples" and histogram.get_xlabel() == "Confidence"
 
 
 # --------------------------------------------------------------------- bars
@@ -255,8 +240,7 @@ def test_bar_values_share_their_decimals_and_the_chart_has_a_title() -> None:
     )
     assert [t.get_text() for t in ax.texts] == ["0.97", "1.00", "0.50", "1.00"]
     assert ax.get_title() == "val/recall · epoch 5" and ax.get_ylabel() == "recall"
-    image = _raster.bars(values, title="val/recall · epoch 5", names=list("abcd"))
-    assert find_text(image, "val/recall · epoch 5") and find_text(image, "1.00") and find_text(image, "0.97")
+    assert [t.get_text() for t in ax.get_xticklabels()] == list("abcd")
 
 
 # ---------------------------------------------------------------- the loggers
@@ -266,7 +250,9 @@ def test_every_logged_figure_is_titled_with_its_tag_and_epoch(monkeypatch) -> No
 
     def spy(kind, value, **options):
         titles.append((kind, options.get("title")))
-        return draw(kind, value, **options)
+        image = draw(kind, value, **options)
+        assert image.shape[0] <= 560 and image.shape[1] <= 640 and image.std() > 0  # sized for the card
+        return image
 
     monkeypatch.setattr(plotting, "render_image", spy)
     preds, target = _scores(80, 3, seed=4)
@@ -282,7 +268,7 @@ def test_every_logged_figure_is_titled_with_its_tag_and_epoch(monkeypatch) -> No
         ("calib", calibration.compute(), {"metric": calibration, "kind": "scalar"}),
     ]
     for name, value, options in cases:
-        render_result("val", name, value, epoch=7, backend="raster", **options)
+        render_result("val", name, value, epoch=7, **options)
     assert [kind for kind, _ in titles] == [
         "confusion_matrix",
         "confusion_matrix",
@@ -299,6 +285,4 @@ def test_every_logged_figure_is_titled_with_its_tag_and_epoch(monkeypatch) -> No
         "val/f1 · epoch 7",
         "val/calib/reliability · epoch 7",
     ]
-    monkeypatch.undo()
-    rendering = render_result("val", "confmat", _confusion(80, 3, 4), epoch=7, backend="raster")
-    assert find_text(rendering.images[0][2], "val/confmat · epoch 7", rows=slice(0, 40))
+    assert plt.get_fignums() == []  # every logged figure is drawn off-screen

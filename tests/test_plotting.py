@@ -1,4 +1,4 @@
-"""Plotting: value shapes, drawing functions, plot()/MetricCollection.plot(), the raster fallback."""
+"""Plotting: value shapes, drawing functions, plot()/MetricCollection.plot(), off-screen rendering."""
 
 from __future__ import annotations
 
@@ -19,8 +19,9 @@ from sklearn.metrics import confusion_matrix as sk_confusion_matrix  # noqa: E40
 from sklearn.metrics import roc_auc_score
 
 import lightning_metrics as lm  # noqa: E402
-from lightning_metrics import _raster, plotting  # noqa: E402
+from lightning_metrics import plotting  # noqa: E402
 from lightning_metrics.aggregation import MaxMetric, MeanMetric  # noqa: E402
+from lightning_metrics.integration.loggers import png_bytes  # noqa: E402
 from lightning_metrics.classification import (  # noqa: E402
     BinaryCalibrationError,
     BinaryPrecisionRecallCurve,
@@ -256,69 +257,45 @@ def test_metric_collection_plot() -> None:
         ("scalars", [torch.tensor(0.1), torch.tensor(0.3)], {"title": "loss"}),
     ],
 )
-@pytest.mark.parametrize("backend", ["matplotlib", "raster"])
-def test_render_image_both_backends_without_pyplot_figures(kind, value, options, backend) -> None:
-    before = plt.get_fignums()
-    image = plotting.render_image(kind, value, backend=backend, **options)
+@pytest.mark.parametrize("with_pyplot_figure_open", [False, True])
+def test_render_image_draws_off_screen_without_pyplot_figures(kind, value, options, with_pyplot_figure_open) -> None:
+    if with_pyplot_figure_open:
+        plt.figure()  # the user's current figure is neither drawn on nor replaced
+    before, current = plt.get_fignums(), plt.gcf() if with_pyplot_figure_open else None
+    image = plotting.render_image(kind, value, **options)
     assert image.dtype.name == "uint8" and image.ndim == 3 and image.shape[2] == 3
     assert image.shape[0] > 20 and image.shape[1] > 20 and image.std() > 0  # something drawn
+    assert image.shape[0] <= 560 and image.shape[1] <= 640  # sized for TensorBoard's card
     assert plt.get_fignums() == before  # off-screen figures, never registered with pyplot
+    if current is not None:
+        assert plt.gcf() is current and not current.axes
 
 
-def test_without_matplotlib_render_falls_back_and_plot_explains(monkeypatch) -> None:
-    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
-        monkeypatch.delitem(sys.modules, name)
-    monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` now raises ImportError
-    assert not plotting.matplotlib_available()
-    image = plotting.render_image("confusion_matrix", torch.tensor([[1, 2], [3, 4]]))
-    assert image.shape[2] == 3
-    metric = MeanMetric()
-    metric.update(torch.tensor(1.0))
-    with pytest.raises(ModuleNotFoundError, match=r"lightning_metrics\[plot\]"):
-        metric.plot()
+def test_confusion_cells_are_viridis_with_ink_that_reads_on_them() -> None:
+    fig, ax = plotting.plot_confusion_matrix(torch.tensor([[0, 9], [4, 1]]), color_scale="log")
+    image = ax.images[0]
+    ends = image.cmap(image.norm(np.array([1.0, 9.0])))
+    assert np.allclose(ends[0][:3], np.array([68, 1, 84]) / 255, atol=0.01)  # viridis ends: 1 and 9
+    assert np.allclose(ends[1][:3], np.array([253, 231, 37]) / 255, atol=0.01)
+    ink = {t.get_text(): t.get_color() for t in ax.texts}
+    assert ink == {"9": "black", "4": "black", "1": "white"}  # dark ink on bright cells; 0 is blank
 
 
-def test_raster_heatmap_colours_and_digits() -> None:
-    image = _raster.heatmap(torch.tensor([[0, 9], [4, 1]]), color_scale="log")
-    cell_colours = {tuple(c) for c in image.reshape(-1, 3).tolist()}
-    assert (68, 1, 84) in cell_colours and (253, 231, 37) in cell_colours  # viridis ends: 1 and 9
-    bright = (image == torch.tensor([253, 231, 37], dtype=torch.uint8)).all(-1)
-    rows, cols = torch.nonzero(bright, as_tuple=True)
-    cell = image[rows.min() : rows.max() + 1, cols.min() : cols.max() + 1]
-    assert (cell == 0).all(-1).any()  # black digits on the bright cell
-    dark = (image == torch.tensor([68, 1, 84], dtype=torch.uint8)).all(-1)
-    rows, cols = torch.nonzero(dark, as_tuple=True)
-    assert (
-        (image[rows.min() : rows.max() + 1, cols.min() : cols.max() + 1] == 255).all(-1).any()
-    )  # white digits
-
-
-def test_raster_bars_and_lines() -> None:
-    image = _raster.bars(torch.tensor([1.0, 0.5]))
-    blue = torch.tensor(_raster.PALETTE[0], dtype=torch.uint8)
+def test_bar_heights_in_the_rendered_pixels() -> None:
+    image = torch.from_numpy(plotting.render_image("bars", torch.tensor([1.0, 0.5])))
+    blue = torch.tensor([31, 119, 180], dtype=torch.uint8)  # matplotlib's tab:blue
     is_blue = (image == blue).all(-1)
-    columns = torch.nonzero(is_blue.any(0)).flatten()
-    left_bar, right_bar = columns[columns < columns.float().mean()], columns[columns > columns.float().mean()]
-    heights = [
-        is_blue[:, c].sum().item()
-        for c in (int(left_bar[len(left_bar) // 2]), int(right_bar[len(right_bar) // 2]))
-    ]
+    columns = torch.nonzero(is_blue.sum(0) > 5).flatten()
+    middle = columns.float().mean()
+    left, right = columns[columns < middle], columns[columns > middle]
+    heights = [is_blue[:, int(c[len(c) // 2])].sum().item() for c in (left, right)]
     assert heights[0] == pytest.approx(2 * heights[1], abs=2)
-    chart = _raster.lines(
-        [(torch.tensor([0.0, 1.0]), torch.tensor([0.0, 1.0]))], (0.0, 1.0), (0.0, 1.0), size=100
-    )
-    on_line = (chart == torch.tensor(_raster.PALETTE[0], dtype=torch.uint8)).all(-1)
-    rows, cols = torch.nonzero(on_line, as_tuple=True)
-    slope = torch.corrcoef(torch.stack([rows.double(), cols.double()]))[0, 1]
-    assert on_line.sum() > 150 and slope < -0.99  # the diagonal, rising to the right
 
 
-def test_encode_png_round_trips_through_pil() -> None:
-    image = _raster.heatmap(torch.arange(12).reshape(3, 4))
-    decoded = torch.from_numpy(np.array(Image.open(io.BytesIO(_raster.encode_png(image))).convert("RGB")))
-    assert torch.equal(decoded, image)
-    with pytest.raises(ValueError, match="image"):
-        _raster.encode_png(torch.zeros(4, 4))
+def test_png_bytes_round_trip_through_pil() -> None:
+    image = plotting.render_image("confusion_matrix", torch.arange(12).reshape(3, 4))
+    decoded = np.array(Image.open(io.BytesIO(png_bytes(image))).convert("RGB"))
+    assert np.array_equal(decoded, image)
 
 
 def test_multiclass_calibration_plot_data_sums_to_samples() -> None:

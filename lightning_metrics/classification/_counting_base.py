@@ -13,7 +13,7 @@ from typing import Any, Hashable, Optional
 
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics.plotting import _methods as _plot_methods
 from lightning_metrics._states import _finished
 from lightning_metrics.functional.classification._core import (
     _MICRO_WITHOUT_CLASSES,

@@ -14,7 +14,7 @@ from typing import Any, Hashable, Optional
 import torch
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics.plotting import _methods as _plot_methods
 from lightning_metrics.functional.classification._core import _SIZES
 from lightning_metrics.functional.classification._curve_core import CurveSpec, CurveState, curve_update
 from lightning_metrics.functional.classification._curve_functions import (

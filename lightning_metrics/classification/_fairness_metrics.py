@@ -12,7 +12,7 @@ from typing import Any, Optional
 import torch
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics.plotting import _methods as _plot_methods
 from lightning_metrics.functional.classification import _fairness
 from lightning_metrics.metric import Metric
 from lightning_metrics.utilities.checks import check_choice

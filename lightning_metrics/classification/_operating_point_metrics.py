@@ -12,7 +12,7 @@ from typing import Any, Optional
 
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics.plotting import _methods as _plot_methods
 from lightning_metrics.classification._curve_metrics import (
     BinaryPrecisionRecallCurve,
     _Bounded,

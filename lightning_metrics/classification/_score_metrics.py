@@ -13,7 +13,7 @@ from typing import Any, Hashable, Optional
 import torch
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics.plotting import _methods as _plot_methods
 from lightning_metrics.functional.classification._calibration import (
     binary_calibration_statistic,
     calibration_compute,

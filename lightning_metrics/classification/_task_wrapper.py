@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from typing import Any, ClassVar
 
-from lightning_metrics import _plot_methods
+from lightning_metrics.plotting import _methods as _plot_methods
 from lightning_metrics.functional.classification._core import call_for_task
 from lightning_metrics.metric import Metric
 

@@ -6,7 +6,7 @@ from typing import Any, Optional
 
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics.plotting import _methods as _plot_methods
 from lightning_metrics._per_sample import PerSampleMetric
 from lightning_metrics.functional.image.correlation import (
     check_high_pass_filter,

@@ -12,7 +12,7 @@ from typing import Any, Optional
 import torch
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics.plotting import _methods as _plot_methods
 from lightning_metrics.functional.image._checks import check_positive_int, check_reduction
 from lightning_metrics.functional.image.pansharpening import (
     PANSHARPENING_REDUCTIONS,

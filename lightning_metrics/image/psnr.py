@@ -13,7 +13,7 @@ from typing import Any, Optional, Sequence, Union
 import torch
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics.plotting import _methods as _plot_methods
 from lightning_metrics._per_sample import PerSampleMetric
 from lightning_metrics.functional.image._checks import check_tensor, clamp_to_range
 from lightning_metrics.functional.image.psnr import (

@@ -11,7 +11,7 @@ from typing import Any, Optional
 import torch
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics.plotting import _methods as _plot_methods
 from lightning_metrics._per_sample import PerSampleMetric, dtype_code, dtype_from_code
 from lightning_metrics.functional.image._checks import check_images, check_positive_int, check_reduction
 from lightning_metrics.functional.image.sliding_window import (

@@ -20,7 +20,20 @@ Then each name becomes the task wrapper with that task and size and torchmetrics
 everything else, so ``"accuracy"`` equals ``torchmetrics.Accuracy(task="multiclass",
 num_classes=C)``. ``task``, ``num_classes``, ``num_labels``, ``average`` and ``threshold`` given
 to the callback take precedence. Integer label predictions say nothing about the number of
-classes: they need ``num_classes`` (or ``task="binary"``, or ``num_labels``).
+classes: they need ``num_classes`` (or ``task="binary"``, or ``num_labels``). A name that does
+not fit the data (``"accuracy"`` on a regression model) raises at the first batch, naming the
+names that fit (:func:`fitting_names`).
+
+Names and metric objects mix in one list or dict (a dict key names the result); the mixin's
+``configure_metrics`` may return names (``metrics_task``, ``metrics_num_classes``, ... as class
+attributes), and so may a LightningCLI YAML (``metrics: [accuracy, f1]``, see
+``configs/names.yaml``). When, and on which rank, the task is read, and how a checkpoint keeps
+what was built: :mod:`.task_inference`.
+
+Deliberate differences from Keras: ``categorical_accuracy`` takes class indices as targets
+(torchmetrics' multiclass input), not one-hot rows; ``auc`` is the exact ROC AUC, not Keras'
+200-threshold approximation; ``cosine_similarity`` keeps torchmetrics' default
+``reduction="sum"``.
 
 >>> import torch
 >>> given = TaskArguments()
@@ -106,6 +119,37 @@ def _table() -> dict[str, MetricName]:
 
 NAMES: dict[str, MetricName] = _table()
 """Every metric name the callback and the mixin take, and what it builds."""
+
+# what an error suggests for a task: the common names (NAMES has every one, aliases included)
+SUGGESTED = {
+    "classification": ("accuracy", "precision", "recall", "f1", "auroc", "average_precision", "confusion_matrix",
+                       "matthews_corrcoef", "cohen_kappa", "calibration_error", "exact_match"),
+    "regression": ("mse", "rmse", "mae", "r2", "pearson", "spearman", "explained_variance", "mape"),
+}
+
+
+def fitting_names(task: str) -> list[str]:
+    """Common metric names that fit ``task`` (what an error about a misfit name suggests).
+
+    >>> fitting_names("regression")
+    ['mse', 'rmse', 'mae', 'r2', 'pearson', 'spearman', 'explained_variance', 'mape']
+    >>> fitting_names("multilabel")  # no cohen_kappa, no calibration_error: they have no multilabel form
+    ['accuracy', 'precision', 'recall', 'f1', 'auroc', 'average_precision', 'confusion_matrix', 'matthews_corrcoef', 'exact_match']
+    """
+    if task == "regression":
+        return list(SUGGESTED["regression"])
+    wrappers = importlib.import_module("lightning_metrics.classification")
+    return [n for n in SUGGESTED["classification"] if task in getattr(wrappers, NAMES[n].cls)._tasks]
+
+
+def _fit_hint(task: str) -> str:
+    names = ", ".join(repr(n) for n in fitting_names(task))
+    return f"the names that fit {task} data: {names}, ... (every name: lightning_metrics.integration.by_name.NAMES)"
+
+
+def _listed(names: Sequence[str]) -> str:
+    quoted = [repr(n) for n in names]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
 
 
 def check_name(name: str, where: str = "metrics") -> MetricName:
@@ -292,16 +336,23 @@ class TaskArguments:
                     f"got {seen}; for classification pass task= and num_classes= or num_labels="
                 )
             out = replace(out, num_outputs=t[1] if len(t) == 2 else 1)
-        for name in names:
-            entry = NAMES[name]
-            if entry.domain == "classification" and task == "regression":
+        if task == "regression":
+            misfit = [n for n in names if NAMES[n].domain == "classification"]
+            if misfit:
+                several = len(misfit) > 1
                 raise ValueError(
-                    f"{where}: {name!r} is a classification metric, but the data looks like regression ({seen}: a "
-                    "floating target); classification targets are integer labels, or pass task= and num_classes="
+                    f"{where}: {_listed(misfit)} {'are classification metrics' if several else 'is a classification metric'}"
+                    f", but the data looks like regression ({seen}: a floating target); {_fit_hint('regression')}. "
+                    "For classification, return integer labels as target, or pass task= and num_classes="
                 )
-            if entry.domain == "regression" and task != "regression" and p != t:
+        else:
+            misfit = [n for n in names if NAMES[n].domain == "regression" and p != t]
+            if misfit:
+                several = len(misfit) > 1
                 raise ValueError(
-                    f"{where}: {name!r} is a regression metric: it takes preds and target of one shape, got {seen}"
+                    f"{where}: {_listed(misfit)} {'are regression metrics' if several else 'is a regression metric'}"
+                    f": {'they take' if several else 'it takes'} preds and target of one shape, got {seen}, which "
+                    f"looks like {out.describe().split(',')[0]}; {_fit_hint(task)}"
                 )
         return out
 
@@ -315,7 +366,7 @@ def build_metric(name: str, inferred: Inferred, given: TaskArguments) -> Any:
     >>> build_metric("cohen_kappa", Inferred("multilabel", num_labels=3), TaskArguments())
     Traceback (most recent call last):
     ...
-    ValueError: Metric 'cohen_kappa' (CohenKappa) has no multilabel form; its tasks are ['binary', 'multiclass']
+    ValueError: Metric 'cohen_kappa' (CohenKappa) has no multilabel form; its tasks are ['binary', 'multiclass']; the names that fit multilabel data: 'accuracy', 'precision', 'recall', 'f1', 'auroc', 'average_precision', 'confusion_matrix', 'matthews_corrcoef', 'exact_match', ... (every name: lightning_metrics.integration.by_name.NAMES)
     """
     entry = NAMES[name]
     cls = getattr(importlib.import_module(f"lightning_metrics.{entry.domain}"), entry.cls)
@@ -326,7 +377,8 @@ def build_metric(name: str, inferred: Inferred, given: TaskArguments) -> Any:
         return cls(**arguments)
     if inferred.task not in cls._tasks:
         raise ValueError(
-            f"Metric {name!r} ({entry.cls}) has no {inferred.task} form; its tasks are {list(cls._tasks)}"
+            f"Metric {name!r} ({entry.cls}) has no {inferred.task} form; its tasks are {list(cls._tasks)}; "
+            f"{_fit_hint(inferred.task)}"
         )
     accepted = inspect.signature(cls.__new__).parameters
     sizes = {"num_classes": inferred.num_classes, "num_labels": inferred.num_labels}

@@ -49,7 +49,7 @@ from typing import Any, Optional, Sequence, Union
 
 import torch
 
-from lightning_metrics import _raster, plotting
+from lightning_metrics import plotting
 from lightning_metrics.integration.rendering import (
     Rendering,
     _kind_name,
@@ -78,11 +78,9 @@ def logger_kind(logger: Any) -> str:
 
 
 def png_bytes(image: Any) -> bytes:
-    """PNG bytes of an ``(H, W, 3)`` uint8 image: with PIL when installed, else our own encoder."""
-    try:
-        from PIL import Image
-    except ImportError:
-        return _raster.encode_png(torch.as_tensor(image))
+    """PNG bytes of an ``(H, W, 3)`` uint8 image (with PIL, which matplotlib depends on)."""
+    from PIL import Image
+
     buffer = io.BytesIO()
     Image.fromarray(image).save(buffer, format="PNG")
     return buffer.getvalue()
@@ -105,19 +103,7 @@ PR_CURVE_SUFFIX = (
 
 def _write_tensorboard(experiment: Any, r: Rendering, step: int) -> None:
     for variant, _, image in r.images:
-        tag = _variant(r.tag, variant, "/")
-        try:
-            experiment.add_image(tag, image, step, dataformats="HWC")
-        except ImportError:  # torch's image summary needs PIL: encode the PNG ourselves
-            from tensorboard.compat.proto.summary_pb2 import Summary
-
-            height, width, _ = image.shape
-            encoded = Summary.Image(
-                height=height, width=width, colorspace=3, encoded_image_string=png_bytes(image)
-            )
-            experiment._get_file_writer().add_summary(
-                Summary(value=[Summary.Value(tag=tag, image=encoded)]), step
-            )
+        experiment.add_image(_variant(r.tag, variant, "/"), image, step, dataformats="HWC")
     if r.text is not None:
         experiment.add_text(r.tag, r.text, step)
     if r.histogram is not None:
@@ -217,7 +203,6 @@ def log_result(
     metric: Any = None,
     normalize: Optional[str] = None,
     tag: Optional[str] = None,
-    backend: str = "auto",
     read_states: bool = True,
     color_scale: str = "linear",
 ) -> list[str]:
@@ -232,7 +217,7 @@ def log_result(
     check_choice("normalize", normalize, plotting.NORMALIZATIONS)
     loggers = list(loggers) if isinstance(loggers, (list, tuple)) else [loggers]
     options = {
-        "metric": metric, "normalize": normalize, "backend": backend, "read_states": read_states,
+        "metric": metric, "normalize": normalize, "read_states": read_states,
         "color_scale": color_scale,
     }
     if _kind_name(kind, value) == "mapping":
@@ -314,7 +299,6 @@ class LoggerSink:
         only_at_end: write only in standalone ``trainer.validate``/``trainer.test`` runs.
         normalize: also draw confusion matrices normalized over ``"true"``, ``"pred"`` or ``"all"``
             (tagged ``"{stage}/{name}/normalized"``).
-        backend: ``"auto"`` (matplotlib if installed), ``"matplotlib"`` or ``"raster"``.
         color_scale: how confusion matrices are coloured: ``"linear"``, ``"log"`` (errors of 1-3
             show next to a diagonal of hundreds) or ``"row"`` (each true class on its own scale).
         summary: in a standalone ``validate``/``test`` run, also write one table of the stage's
@@ -330,23 +314,16 @@ class LoggerSink:
         every_n_epochs: int = 1,
         only_at_end: bool = False,
         normalize: Optional[str] = None,
-        backend: str = "auto",
         color_scale: str = "linear",
         summary: bool = True,
     ) -> None:
         if isinstance(every_n_epochs, bool) or not isinstance(every_n_epochs, int) or every_n_epochs < 1:
             raise ValueError(f"Argument `every_n_epochs` must be an integer >= 1, got {every_n_epochs!r}")
         check_choice("normalize", normalize, plotting.NORMALIZATIONS)
-        check_choice("backend", backend, ("auto", "matplotlib", "raster"))
         check_choice("color_scale", color_scale, plotting.COLOR_SCALES)
         if not isinstance(summary, bool):
             raise ValueError(f"Argument `summary` must be a bool, got {summary!r}")
-        self.every_n_epochs, self.only_at_end, self.normalize, self.backend = (
-            every_n_epochs,
-            bool(only_at_end),
-            normalize,
-            backend,
-        )
+        self.every_n_epochs, self.only_at_end, self.normalize = every_n_epochs, bool(only_at_end), normalize
         self.color_scale, self.summary = color_scale, summary
         self._pending: dict = {}  # stage -> (run token, [(key, value)]) of a standalone run
 
@@ -407,7 +384,6 @@ class LoggerSink:
             metric=getattr(result, "metric", None),
             normalize=self.normalize,
             tag=result.key + result.suffix,
-            backend=self.backend,
             read_states=self.states_readable(result, trainer),
             color_scale=self.color_scale,
         )

@@ -25,7 +25,8 @@ from typing import Any, Optional, Sequence
 import torch
 from torch import Tensor
 
-from lightning_metrics import _plot_data, plotting
+from lightning_metrics import plotting
+from lightning_metrics.plotting import _data as _plot_data
 from lightning_metrics.integration.routing import ResultKind
 
 
@@ -165,7 +166,6 @@ def render_result(
     metric: Any = None,
     normalize: Optional[str] = None,
     tag: Optional[str] = None,
-    backend: str = "auto",
     read_states: bool = True,
     color_scale: str = "linear",
 ) -> Rendering:
@@ -179,7 +179,7 @@ def render_result(
     state_source = metric if read_states else None
     tag = tag or f"{stage}/{name}"
     out = Rendering(tag=tag, stem=f"{_safe(stage)}_{_safe(name)}_epoch{epoch}")
-    draw = dict(backend=backend, title=figure_title(tag, epoch), class_names=class_names)
+    draw = dict(title=figure_title(tag, epoch), class_names=class_names)
     if kind == "matrix":
         matrix = torch.as_tensor(value).detach().cpu()
         out.images.append(
@@ -230,7 +230,7 @@ def render_result(
                 "reliability",
                 "",
                 plotting.render_image(
-                    "reliability", bins, backend=backend, title=figure_title(f"{tag}/reliability", epoch)
+                    "reliability", bins, title=figure_title(f"{tag}/reliability", epoch)
                 ),
             )
         )

@@ -18,7 +18,7 @@ from typing import Any, Literal
 import torch
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics.plotting import _methods as _plot_methods
 from lightning_metrics.functional.regression._checks import check_reduction
 from lightning_metrics.functional.regression.divergence import (
     REDUCTIONS,

@@ -18,7 +18,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics.plotting import _methods as _plot_methods
 from lightning_metrics._prepared import BatchSums, adds_batch_sums
 from lightning_metrics.functional.regression import errors as F
 from lightning_metrics.functional.regression._checks import check_num_outputs_arg

@@ -24,7 +24,7 @@ from typing import Any, Literal
 import torch
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics.plotting import _methods as _plot_methods
 from lightning_metrics._states import _finished
 from lightning_metrics.functional.regression import _moments as mo
 from lightning_metrics.functional.regression import _statistics as st

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics.plotting import _methods as _plot_methods
 from lightning_metrics.functional.regression._checks import check_num_outputs_arg
 from lightning_metrics.functional.regression.ranks import (
     check_correlation_columns,

@@ -13,7 +13,7 @@ from typing import Any, Callable, Optional, Union
 import torch
 from torch import Tensor
 
-from lightning_metrics import _plot_methods
+from lightning_metrics.plotting import _methods as _plot_methods
 from lightning_metrics.functional.retrieval import _measures as measures
 from lightning_metrics.functional.retrieval._grouping import RankedQueries
 from lightning_metrics.functional.retrieval._inputs import (

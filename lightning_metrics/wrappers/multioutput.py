@@ -8,7 +8,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from lightning_metrics import _plot_methods
+from lightning_metrics.plotting import _methods as _plot_methods
 from lightning_metrics._states import _apply_tensors
 from lightning_metrics.metric import Metric
 from lightning_metrics.utilities.exceptions import MetricInputError

@@ -6,7 +6,7 @@ from typing import Any
 
 import torch
 
-from lightning_metrics import _plot_methods
+from lightning_metrics.plotting import _methods as _plot_methods
 from lightning_metrics.metric import Metric
 
 

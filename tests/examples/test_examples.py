@@ -124,3 +124,23 @@ def test_torchmetrics_migration_gives_the_same_values_three_ways(tmp_path: Path)
 def test_quickstart_prints_batch_and_epoch_values(tmp_path: Path) -> None:
     out = run_example("quickstart.py", cwd=tmp_path).stdout
     assert out.count("step ") == 5 and "epoch:" in out
+
+
+def test_tensorboard_screenshots_says_what_to_install_before_any_slow_work(monkeypatch, tmp_path: Path) -> None:
+    import importlib.util
+    import sys
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "examples"))
+    import tensorboard_screenshots as shots
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "selenium" else real_find_spec(name, *a))
+    monkeypatch.setattr(shots, "CHROMEDRIVER", str(tmp_path / "no-chromedriver"))
+    monkeypatch.setattr(shots, "run_demo", lambda *a: pytest.fail("the demo ran before the check"))
+    monkeypatch.setattr(sys, "argv", ["tensorboard_screenshots.py", str(tmp_path / "out")])
+    with pytest.raises(SystemExit) as raised:
+        shots.main()
+    message = str(raised.value.code)
+    assert '[screenshots]"' in message and "pip install" in message
+    assert "apt-get install -y chromium chromium-driver" in message and "no-chromedriver" in message
+    assert not (tmp_path / "out").exists()

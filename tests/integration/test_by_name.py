@@ -76,6 +76,35 @@ def test_ambiguous_or_unfit_inputs_raise_saying_what_to_pass(tensors: tuple, giv
         TaskArguments(**given).for_names(names, "test").infer(*tensors, names)  # (Keras names fix their task)
 
 
+MISFIT_CASES = [
+    # a name that does not fit the data: the error names every misfit and the names that do fit
+    ((_t((8,), F), _t((8,), F)), ["accuracy", "f1", "mse"], "'accuracy' and 'f1' are classification metrics",
+     "regression", ["mse", "rmse", "mae", "r2", "pearson", "explained_variance"]),
+    ((_t((8, 5), F), _t((8,), I)), ["mse", "r2"], "'mse' and 'r2' are regression metrics",
+     "multiclass", ["accuracy", "f1", "auroc", "confusion_matrix", "cohen_kappa"]),
+]
+
+
+@pytest.mark.parametrize(("tensors", "names", "message", "task", "fitting"), MISFIT_CASES)
+def test_a_misfit_name_raises_naming_the_names_that_fit(tensors: tuple, names: list, message: str, task: str,
+                                                         fitting: list) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)) as raised:
+        TaskArguments().infer(*tensors, names)
+    text = str(raised.value)
+    assert f"the names that fit {task} data: " in text and "lightning_metrics.integration.by_name.NAMES" in text
+    suggested = text.split(f"the names that fit {task} data: ", 1)[1]
+    assert all(f"{n!r}" in suggested for n in fitting), text
+    for name in re.findall(r"'(\w+)'", suggested):  # every suggestion builds for the task
+        build_metric(name, Inferred(task, num_classes=5 if task == "multiclass" else None), TaskArguments())
+
+
+def test_a_regression_model_with_classification_names_fails_at_its_first_batch_naming_mse(tmp_path: Path) -> None:
+    callback = lm.MetricsCallback(["accuracy"], stages=("train", "val"))
+    with pytest.raises(ValueError, match=r"'accuracy' is a classification metric.*'mse', 'rmse', 'mae', 'r2'"):
+        _fit(tmp_path, TaskModel("regression"), [callback])
+    assert callback.engine.templates["train"].pending == ("accuracy",)  # nothing was built or updated
+
+
 def test_arguments_are_checked_when_the_callback_is_made() -> None:
     with pytest.raises(ValueError, match="unknown metric name 'acuracy'.*did you mean 'accuracy'"):
         lm.MetricsCallback(["acuracy"])

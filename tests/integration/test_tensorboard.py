@@ -198,6 +198,8 @@ def test_images_sit_at_the_step_of_their_epochs_scalars(tb_run: dict) -> None:
         for image in images:
             decoded = Image.open(io.BytesIO(image.encoded_image_string))
             assert decoded.size == (image.width, image.height) and min(decoded.size) > 100
+            assert max(decoded.size) <= 640  # sized for TensorBoard's card, which shrinks it to ~350 px
+            assert len(decoded.convert("RGB").getcolors(1 << 24)) > 16  # a drawing, not a blank
     for tag in ("val/confmat/text_summary", "test/confmat/text_summary"):
         assert [e.step for e in events.Tensors(tag)] == scalar_steps[tag.split("/")[0]]
     assert tb_run["callback"].router.unrouted == {}  # every non-scalar found a writer
@@ -454,7 +456,7 @@ def test_wandb_and_mlflow_loggers_get_their_image_apis(tmp_path: Path) -> None:
 
     matrix = torch.tensor([[3, 1], [0, 4]])
     written = log_result(
-        [WandbLogger(), MLFlowLogger()], "val", "confmat", matrix, step=5, epoch=2, backend="raster"
+        [WandbLogger(), MLFlowLogger()], "val", "confmat", matrix, step=5, epoch=2
     )
     assert written == ["wandb", "mlflow"]
     assert calls[0][:2] == ("wandb", "val/confmat") and calls[0][2][2] == 3 and calls[0][3] == 5
@@ -471,7 +473,6 @@ def test_log_result_renders_mappings_key_by_key_and_large_matrices_as_a_note(tmp
         "parts",
         {"cm": torch.eye(2), "curve": (torch.rand(4), torch.rand(4))},
         epoch=0,
-        backend="raster",
     )
     assert written == [f"files:{logger.log_dir}"] * 2
     names = sorted(p.name for p in Path(logger.log_dir).iterdir())
@@ -481,14 +482,14 @@ def test_log_result_renders_mappings_key_by_key_and_large_matrices_as_a_note(tmp
         "test_parts_curve_epoch0.csv",
         "test_parts_curve_epoch0.png",
     ]
-    big = render_result("val", "confmat", torch.ones(80, 80, dtype=torch.long), backend="raster")
+    big = render_result("val", "confmat", torch.ones(80, 80, dtype=torch.long))
     assert big.text.startswith("A 80 x 80 matrix is too large for a table (total 6400, trace 80)")
     assert len(big.table) == 81  # the CSV keeps every cell
 
 
 def test_operating_point_tuples_are_text_not_curves() -> None:
     rendering = render_result(
-        "val", "p_at_r", (torch.tensor(0.75), torch.tensor(0.3)), kind="curve", backend="raster"
+        "val", "p_at_r", (torch.tensor(0.75), torch.tensor(0.3)), kind="curve"
     )
     assert (
         rendering.images == []

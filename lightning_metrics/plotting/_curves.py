@@ -24,8 +24,8 @@ from typing import Any, Optional, Sequence
 import torch
 from torch import Tensor
 
-from lightning_metrics._plot_data import _as_tensor, _labels, curve_lines, curve_scores, mean_score
-from lightning_metrics._plot_figure import points, subplots
+from lightning_metrics.plotting._data import _as_tensor, _labels, curve_lines, curve_scores, mean_score
+from lightning_metrics.plotting._figure import points, subplots
 from lightning_metrics.utilities.checks import check_choice
 
 HIGH_AUC = 0.95  # every ROC curve at least this good: the false-positive axis goes logarithmic

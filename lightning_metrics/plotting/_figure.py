@@ -1,4 +1,4 @@
-"""Figures for the matplotlib drawings: off-screen or pyplot, and text sized for the image it ends in.
+"""Figures for the drawings: off-screen or pyplot, and text sized for the image it ends in.
 
 TensorBoard shows an image in a card about 350 pixels wide (230 in Time Series), so a figure's
 fonts are chosen in pixels of the final image, not in points of a printed page: at 100 dpi a
@@ -37,19 +37,15 @@ def subplots(
     if ax is not None:
         return ax.get_figure(), ax
     options: dict = {"gridspec_kw": gridspec} if gridspec else {}
-    try:
-        if OFFSCREEN.get():
-            from matplotlib.backends.backend_agg import FigureCanvasAgg
-            from matplotlib.figure import Figure
+    if OFFSCREEN.get():
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
 
-            fig = Figure(figsize=figsize, dpi=DPI, layout="constrained")
-            FigureCanvasAgg(fig)
-            return fig, fig.subplots(nrows, ncols, squeeze=True, **options)
-        import matplotlib.pyplot as plt
-    except ImportError as err:
-        raise ModuleNotFoundError(
-            "Plotting needs matplotlib, which is not installed: `pip install 'lightning_metrics[plot]'`"
-        ) from err
+        fig = Figure(figsize=figsize, dpi=DPI, layout="constrained")
+        FigureCanvasAgg(fig)
+        return fig, fig.subplots(nrows, ncols, squeeze=True, **options)
+    import matplotlib.pyplot as plt
+
     return plt.subplots(nrows, ncols, figsize=figsize, layout="constrained", **options)
 
 

@@ -1,4 +1,4 @@
-"""Figures of metric values, drawn once here for ``Metric.plot`` and for the loggers.
+"""Figures of metric values, drawn once here with matplotlib for ``Metric.plot`` and the loggers.
 
 Every drawing function takes a value (and an optional matplotlib ``ax``) and returns
 ``(fig, ax)`` as torchmetrics' plot API does:
@@ -7,9 +7,9 @@ Every drawing function takes a value (and an optional matplotlib ``ax``) and ret
 - :func:`plot_bars`: one bar per class (or per key of a dict of scalars);
 - :func:`plot_confusion_matrix`: a heat-map with the counts in the cells and the class names on
   the axes (optionally normalized; linear, log or per-row colours); a stack of 2x2 matrices
-  (multilabel) becomes a grid on one colour scale (:mod:`._plot_matrix`);
+  (multilabel) becomes a grid on one colour scale (:mod:`._matrix`);
 - :func:`plot_curves`: ROC or precision-recall curves, one line per class, the AUC (ROC) or the
-  average precision (PR) in the legend (:mod:`._plot_curves`);
+  average precision (PR) in the legend (:mod:`._curves`);
 - :func:`plot_reliability`: the reliability diagram of a calibration metric, with the samples
   per bin below it.
 
@@ -18,16 +18,19 @@ loggers pass a title that names the tag and the epoch.
 
 :func:`plot_metric` picks one from the value's shape and the metric's attributes, so no metric
 class carries plotting code. :func:`render_image` turns a value into an RGB image for the
-loggers: with matplotlib when it is installed (an off-screen Agg figure, cleared after use,
-never registered with pyplot), else with the package's own renderer (:mod:`._raster`).
+loggers: an off-screen Agg figure (``matplotlib.figure.Figure`` on a ``FigureCanvasAgg``),
+cleared after use and never registered with pyplot.
 
-matplotlib is an optional extra: it is imported inside the functions that need it, never when
-``lightning_metrics`` is imported.
+The private modules: :mod:`._data` (what a figure is made of: value shapes, curve lines and
+scores, normalized matrices, calibration bins; no drawing), :mod:`._figure` (figures and font
+sizes), :mod:`._matrix`, :mod:`._curves` and :mod:`._methods` (the ``plot`` methods of the
+metric classes). matplotlib is imported inside the functions that draw, on the first figure,
+never when ``lightning_metrics`` is imported.
 
 >>> import torch
 >>> value_kind(torch.tensor(0.5)), value_kind(torch.tensor([0.2, 0.8])), value_kind(torch.eye(2))
 ('scalar', 'vector', 'matrix')
->>> image = render_image("confusion_matrix", torch.tensor([[3, 1], [0, 4]]), backend="raster")
+>>> image = render_image("confusion_matrix", torch.tensor([[3, 1], [0, 4]]))
 >>> image.ndim, image.shape[2], str(image.dtype)
 (3, 3, 'uint8')
 """
@@ -39,9 +42,8 @@ from typing import Any, Mapping, Optional, Sequence
 import torch
 from torch import Tensor
 
-from lightning_metrics import _raster
-from lightning_metrics._plot_curves import plot_curves, plot_reliability
-from lightning_metrics._plot_data import (
+from lightning_metrics.plotting._curves import plot_curves, plot_reliability
+from lightning_metrics.plotting._data import (
     COLOR_SCALES,
     NORMALIZATIONS,
     _as_tensor,
@@ -58,16 +60,16 @@ from lightning_metrics._plot_data import (
     reliability_bins,
     value_kind,
 )
-from lightning_metrics._plot_figure import OFFSCREEN as _OFFSCREEN
-from lightning_metrics._plot_figure import points
-from lightning_metrics._plot_figure import subplots as _subplots
-from lightning_metrics._plot_matrix import plot_confusion_matrix
+from lightning_metrics.plotting._figure import OFFSCREEN as _OFFSCREEN
+from lightning_metrics.plotting._figure import points
+from lightning_metrics.plotting._figure import subplots as _subplots
+from lightning_metrics.plotting._matrix import plot_confusion_matrix
 from lightning_metrics.utilities.checks import check_choice
 
 RENDER_KINDS = ("scalars", "bars", "confusion_matrix", "curves", "reliability")
 
 
-# ------------------------------------------------------------------ matplotlib
+# -------------------------------------------------------------------- drawing
 def _series(values: Any, name: Optional[str]) -> dict[str, Tensor]:
     """Named 1-D series from a scalar, a sequence of scalars, a dict or a sequence of dicts."""
     label = name or ""
@@ -304,36 +306,9 @@ _DRAW = {
 }
 
 
-def _raster_image(kind: str, value: Any, options: Mapping[str, Any]) -> Tensor:
-    title, names = options.get("title"), options.get("class_names")
-    if kind == "confusion_matrix":
-        normalize = options.get("normalize")
-        return _raster.confusion_image(
-            _as_tensor(value),
-            names,
-            normalize,
-            title=title,
-            color_scale=options.get("color_scale") or "linear",
-        )
-    if kind == "bars":
-        if isinstance(value, Mapping):
-            names = [str(k) for k in value]
-            value = torch.stack([_as_tensor(v).double().reshape(()) for v in value.values()])
-        return _raster.bars(_as_tensor(value), title=title, names=names, y_label=options.get("name") or "")
-    if kind == "curves":
-        return _raster.curves_image(
-            value, options.get("curve_kind"), names, title=title, x_scale=options.get("x_scale") or "auto"
-        )
-    if kind == "reliability":
-        return _raster.reliability(*value, title=title)
-    series = _series(value, title)
-    return _raster.lines(
-        [(torch.arange(len(ys), dtype=torch.float64), ys) for ys in series.values()], title=title
-    )
-
-
 def matplotlib_available() -> bool:
-    """Whether matplotlib can be imported (it is an optional extra)."""
+    """Whether matplotlib can be imported (a dependency of the package: false only in a broken
+    environment)."""
     try:
         import matplotlib  # noqa: F401
     except ImportError:
@@ -341,21 +316,16 @@ def matplotlib_available() -> bool:
     return True
 
 
-def render_image(kind: str, value: Any, *, backend: str = "auto", **options: Any) -> Any:
+def render_image(kind: str, value: Any, **options: Any) -> Any:
     """An ``(H, W, 3)`` uint8 numpy image of ``value`` drawn as ``kind`` (see ``RENDER_KINDS``).
 
-    ``backend="auto"`` uses matplotlib when installed and the package's own renderer otherwise;
-    ``"matplotlib"`` or ``"raster"`` force one. Options: ``title`` (e.g. ``"val/roc · epoch 3"``),
-    ``class_names``, ``name`` (the y label of bars), ``normalize``, ``color_scale``
-    (``"linear"``, ``"log"``, ``"row"``), ``curve_kind``, ``x_scale`` (``"auto"``, ``"linear"``,
-    ``"log"``), ``lower_bound``, ``upper_bound``. The matplotlib figure is an off-screen Agg
-    figure that pyplot never sees, cleared once its pixels are read.
+    Options: ``title`` (e.g. ``"val/roc · epoch 3"``), ``class_names``, ``name`` (the y label of
+    bars), ``normalize``, ``color_scale`` (``"linear"``, ``"log"``, ``"row"``), ``curve_kind``,
+    ``x_scale`` (``"auto"``, ``"linear"``, ``"log"``), ``lower_bound``, ``upper_bound``. The
+    figure is an off-screen Agg figure that pyplot never sees, cleared once its pixels are read.
     """
     check_choice("kind", kind, RENDER_KINDS)
-    check_choice("backend", backend, ("auto", "matplotlib", "raster"))
     check_choice("color_scale", options.get("color_scale") or "linear", COLOR_SCALES)
-    if backend == "raster" or (backend == "auto" and not matplotlib_available()):
-        return _raster_image(kind, value, options).numpy()
     token = _OFFSCREEN.set(True)
     fig = None
     try:

@@ -1,5 +1,5 @@
 """What figures are made of: the shape of a value, curve lines and areas, normalized confusion
-matrices, calibration bins read from a metric's states. No drawing here (see :mod:`.plotting`).
+matrices, calibration bins read from a metric's states. No drawing here (see :mod:`lightning_metrics.plotting`).
 
 >>> import torch
 >>> value_kind(torch.tensor(0.5)), value_kind(torch.tensor([0.2, 0.8])), value_kind(torch.eye(2))
@@ -216,40 +216,6 @@ NORMALIZED_OVER = {
     "all": "normalized over all samples: cells sum to 1",
 }
 COLOR_SCALES = ("linear", "log", "row")
-COLOR_SCALE_LABELS = {"linear": "value", "log": "value (log scale)", "row": "share of the row"}
-
-
-def color_levels(values: Tensor, scale: str = "linear") -> Tensor:
-    """Where each cell sits on the colour map, in [0, 1]; NaN for cells drawn blank (zeros).
-
-    ``"linear"``: the value over the largest; ``"log"``: log scale from the smallest non-zero
-    magnitude to the largest, so that errors of 1-3 next to a diagonal of hundreds are seen;
-    ``"row"``: the value over its row's sum (each true class on its own scale).
-
-    >>> import torch
-    >>> color_levels(torch.tensor([[8.0, 2.0], [0.0, 4.0]]), "row")
-    tensor([[0.8000, 0.2000],
-            [   nan, 1.0000]], dtype=torch.float64)
-    """
-    check_choice("color_scale", scale, COLOR_SCALES)
-    values = torch.as_tensor(values).detach().cpu().double()
-    magnitude = values.abs().nan_to_num(0.0, posinf=0.0, neginf=0.0)
-    if scale == "row":
-        total = magnitude.sum(dim=-1, keepdim=True)
-        levels = magnitude / total.clamp(min=1e-300)
-    elif scale == "log":
-        positive = magnitude[magnitude > 0]
-        low, high = (float(positive.min()), float(positive.max())) if positive.numel() else (1.0, 1.0)
-        if high > low:
-            levels = (magnitude.clamp(min=low).log() - torch.log(torch.tensor(low, dtype=torch.float64))) / (
-                torch.log(torch.tensor(high / low, dtype=torch.float64))
-            )
-        else:
-            levels = torch.ones_like(magnitude)
-    else:
-        high = float(magnitude.max()) if magnitude.numel() else 0.0
-        levels = magnitude / high if high > 0 else torch.zeros_like(magnitude)
-    return torch.where(magnitude == 0, torch.full_like(levels, float("nan")), levels)
 
 
 def format_fraction(value: float) -> str:

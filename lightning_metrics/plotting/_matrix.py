@@ -22,7 +22,7 @@ from typing import Any, Optional, Sequence
 import torch
 from torch import Tensor
 
-from lightning_metrics._plot_data import (
+from lightning_metrics.plotting._data import (
     NORMALIZED_OVER,
     _as_tensor,
     _labels,
@@ -30,7 +30,7 @@ from lightning_metrics._plot_data import (
     format_fraction,
     normalize_confusion,
 )
-from lightning_metrics._plot_figure import DPI, ink_for, points, subplots
+from lightning_metrics.plotting._figure import DPI, ink_for, points, subplots
 from lightning_metrics.utilities.checks import check_choice
 
 WIDTH, HEIGHT = 5.4, 5.0  # inches at DPI: the image TensorBoard shrinks into a card
