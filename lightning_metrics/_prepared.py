@@ -24,6 +24,36 @@ if TYPE_CHECKING:
     from lightning_metrics.metric import Metric
 
 
+class ComputeGroupToken:
+    """What the state owners of a collection's compute groups share: whether the collection is driving them
+    now, and whether one of them has left its group since the collection last looked.
+
+    A member that changes its states on its own (``collection["acc"].update(...)``, ``forward``, ``reset``,
+    ``merge_state``) while the collection is not driving it first takes its own copy of the shared states
+    and leaves its group (:meth:`PreparedUpdates._own_states`): its value then equals that metric alone fed
+    what it was given, and the collection regroups before its next call. The token is its own context
+    manager (``with token:``), entered by the collection around every call that drives its members.
+    """
+
+    __slots__ = ("driving", "departed")
+
+    def __init__(self) -> None:
+        self.driving = 0
+        self.departed = False
+
+    def __enter__(self) -> None:
+        self.driving += 1
+
+    def __exit__(self, *exc: Any) -> None:
+        self.driving -= 1
+
+    def __getstate__(self) -> tuple:
+        return (0, self.departed)  # a copy or a pickle is never inside a call
+
+    def __setstate__(self, state: tuple) -> None:
+        self.driving, self.departed = state
+
+
 class PreparedUpdates:
     """A base of ``Metric``: ``forward``'s batch values (alone, or for the members of a compute group), and
     the prepare/commit protocol (the default: not supported, ``None``)."""
@@ -131,6 +161,22 @@ class PreparedUpdates:
         wrapper that only relabels a metric's value (``ClasswiseWrapper``) the wrapped metric's owner."""
         return self
 
+    def _own_states(self) -> None:
+        """Before this metric changes its states itself: a compute-group member that its collection is not
+        driving now takes its own copy of the shared states and leaves the group (see
+        :class:`ComputeGroupToken`), so that a statistic shared for speed never adds a batch twice."""
+        attrs = self.__dict__
+        token = attrs.get("_compute_group")
+        if token is None or token.driving:
+            return
+        for name in attrs["_defaults"]:
+            value = attrs[name]
+            # list items are never changed in place, only appended: a new list is the metric's own
+            attrs[name] = list(value) if isinstance(value, list) else value.clone()
+        attrs["_compute_group"] = None
+        attrs["_borrows_states"] = False
+        token.departed = True
+
     def _batch_value_from(self, owner_value: Any) -> Any:
         """This metric's batch value given its state owner's (the identity, unless a relabelling wrapper)."""
         return owner_value
@@ -222,8 +268,11 @@ class PreparedUpdates:
         """The commit of a prepared update: ``assign`` the states, and count the update as ``update`` does."""
 
         def commit() -> None:
-            assign()
             attrs = self.__dict__
+            token = attrs.get("_compute_group")
+            if token is not None and not token.driving:
+                self._own_states()
+            assign()
             attrs["_update_count"] += 1
             attrs["_computed"] = None
             if attrs["compute_on_cpu"]:

@@ -78,6 +78,7 @@ class MetricStateIO:
         )
 
     def _apply(self, fn: Callable, recurse: bool = True) -> "MetricStateIO":  # type: ignore[override]
+        self._own_states()  # type: ignore[attr-defined]  # a compute-group member moved on its own
         this = super()._apply(fn) if recurse else self
         qualname = getattr(fn, "__qualname__", str(fn))
         if not self._dtype_convert and any(cast in qualname for cast in _DTYPE_CASTS):

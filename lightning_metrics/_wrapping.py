@@ -32,6 +32,9 @@ def _wrap_update(update: Callable) -> Callable:
         attrs = self.__dict__  # plain attributes: skip nn.Module.__setattr__ on the hot path
         if attrs["_in_update"]:  # a subclass calling super().update(): count the call once
             return update(self, *args, **kwargs)
+        token = attrs.get("_compute_group")
+        if token is not None and not token.driving:  # a compute-group member updated on its own
+            self._own_states()
         snapshot = {name: attrs[name] for name in attrs["_defaults"]}
         lengths = {name: len(v) for name, v in snapshot.items() if v.__class__ is list}
         attrs["_in_update"] = True

@@ -3,6 +3,12 @@
 Compute groups are explicit: metrics whose :attr:`~lightning_metrics.Metric.statistic_spec`
 are equal share one state and one ``update`` per batch. Nothing is inferred from state values,
 so two metrics that differ only in, say, their threshold never share.
+
+Sharing never shows: a member used on its own (``collection["acc"].update(...)``, its ``forward``,
+``reset`` or ``merge_state``) takes its own copy of the shared states and leaves its group, so its value
+always equals that metric alone fed what it was given; the collection regroups on its next call, and
+the members share again once all of them are reset (the collection's ``reset``, or each member's, as
+Lightning's ``log_dict`` idiom does at every epoch end).
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import torch
 from torch import nn
 
 from lightning_metrics import distributed
+from lightning_metrics._prepared import ComputeGroupToken
 from lightning_metrics._states import rollback_on_error
 from lightning_metrics._wrapping import raise_device_error
 from lightning_metrics.metric import Metric
@@ -62,6 +69,12 @@ class MetricCollection(nn.ModuleDict):
             )
         self._enable_compute_groups = compute_groups
         self._groups = {}  # index -> metric names (no annotation: TorchScript warns about it)
+        # shared by the members of its groups: the collection drives them inside ``with self._token``; a
+        # member changed on its own outside it leaves its group (``departed``)
+        self._token = ComputeGroupToken()
+        self._spec_groups = []  # list[list[str]]: the groups as built, before members left them
+        self._split = False  # whether members have left their groups since then
+        self._groups_version = 0  # counts the changes of ``_groups`` (the engine's plans follow it)
         # torchmetrics' flag: groups given by the user, or formed by the first update
         self._groups_checked = isinstance(compute_groups, list)
         self.add_metrics(metrics, *additional_metrics)
@@ -121,6 +134,7 @@ class MetricCollection(nn.ModuleDict):
         names = list(self._modules)
         if self._enable_compute_groups is False:
             self._groups = {i: [n] for i, n in enumerate(names)}
+            self._groups_version += 1
             return
         if isinstance(self._enable_compute_groups, list):
             groups = [list(g) for g in self._enable_compute_groups]
@@ -149,24 +163,75 @@ class MetricCollection(nn.ModuleDict):
                     groups.append(by_spec[key])
                 by_spec[key].append(n)
         self._groups = dict(enumerate(groups))
+        self._groups_version += 1
+        self._spec_groups, self._split = [list(g) for g in groups], False
         self._share_group_states()
 
     @property
     def compute_groups(self) -> dict[int, list[str]]:
         """The groups of metric names that share one state and one update (``{}`` when grouping is off,
         as torchmetrics reports). Groups follow the declared statistics, so they are known (and
-        reported) from construction on; torchmetrics reports each metric alone until its first update."""
+        reported) from construction on; torchmetrics reports each metric alone until its first update.
+        A member used on its own has left its group until it and the rest of the group are reset."""
+        self._group_metrics()
         return {} if self._enable_compute_groups is False else self._groups
 
     def _group_metrics(self) -> list[list[Metric]]:
+        if self._token.departed:
+            self._split_departed()
+        if self._split:
+            self._rejoin_fresh()
         return [[self._modules[n] for n in g] for g in self._groups.values()]  # type: ignore[misc]
 
+    def _split_departed(self) -> None:
+        """Regroup after members left their groups (used on their own): each one that left is a group of
+        its own from now on, until it and the rest of its group are fresh again (:meth:`_rejoin_fresh`)."""
+        token = self._token
+        token.departed = False
+        groups: list[list[str]] = []
+        for names in self._groups.values():
+            stay = [n for n in names if len(names) > 1 and self._owner(n).__dict__.get("_compute_group") is token]
+            groups += [stay] if stay else []
+            groups += [[n] for n in names if n not in stay]
+        self._groups = dict(enumerate(groups))
+        self._groups_version += 1
+        self._split = True
+        self._share_group_states()
+
+    def _rejoin_fresh(self) -> None:
+        """Members of one built group that left it share again once every one of them is fresh (no update
+        since a reset: default states), as after Lightning's ``log_dict`` idiom resets each member."""
+        fresh = {name for name, metric in self._modules.items() if metric._update_count == 0}  # type: ignore[union-attr]
+        groups: list[list[str]] = []
+        placed: set[str] = set()
+        rejoined = split = False
+        for names in self._groups.values():
+            if names[0] in placed:
+                continue
+            built = next(g for g in self._spec_groups if names[0] in g)
+            if len(names) < len(built) and fresh.issuperset(built):
+                names, rejoined = list(built), True
+            split = split or len(names) < len(built)
+            groups.append(names)
+            placed.update(names)
+        self._split = split
+        if rejoined:
+            self._groups = dict(enumerate(groups))
+            self._groups_version += 1
+            self._share_group_states()
+
+    def _owner(self, name: str) -> Metric:
+        return self._modules[name]._state_owner  # type: ignore[union-attr]
+
     def _share_group_states(self) -> None:
+        token = self._token
         for group in self._group_metrics():
             owner = group[0]._state_owner
             owner.__dict__["_borrows_states"] = False  # the owner of its group's states
+            owner.__dict__["_compute_group"] = token if len(group) > 1 else None
             for member in group[1:]:
                 member._state_owner._share_states_of(owner)
+                member._state_owner.__dict__["_compute_group"] = token
 
     # ------------------------------------------------------------ contract
     def update(self, *args: Any, **kwargs: Any) -> None:
@@ -177,7 +242,12 @@ class MetricCollection(nn.ModuleDict):
         leader cannot split its update so update after those checks; they are restored if a later one
         of them rejects the batch (a single such group copies nothing).
         """
-        groups = self._group_metrics()
+        with self._token:
+            self._update_groups(self._group_metrics(), args, kwargs)
+        if self._enable_compute_groups is not False:
+            self._groups_checked = True
+
+    def _update_groups(self, groups: list[list[Metric]], args: tuple, kwargs: dict) -> None:
         commits, plain = [], []
         for group in groups:
             leader = group[0]
@@ -199,8 +269,6 @@ class MetricCollection(nn.ModuleDict):
             owner = group[0]._state_owner
             for member in group[1:]:
                 member._state_owner._share_states_of(owner)
-        if self._enable_compute_groups is not False:
-            self._groups_checked = True
 
     @torch.jit.unused
     def forward(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
@@ -217,7 +285,7 @@ class MetricCollection(nn.ModuleDict):
         # (one group rolls itself back); members of a group read the same batch statistic: what they derive
         # from it alike is shared
         earlier = [m for g in groups[:-1] for m in g]
-        with self._rollback_on_error(earlier) if earlier else nullcontext(), shared_derivations():
+        with self._token, self._rollback_on_error(earlier) if earlier else nullcontext(), shared_derivations():
             for names, group in zip(self._groups.values(), groups):
                 values.update(zip(names, _forward_group(group, args, kwargs)))
         return self._flatten({name: values[name] for name in self._modules})
@@ -249,16 +317,20 @@ class MetricCollection(nn.ModuleDict):
         return self._flatten(values)
 
     def reset(self) -> None:
-        """Reset every metric (a compute group's states once: its members share them again)."""
-        for leader, *members in self._group_metrics():
-            leader.reset()
-            owner = leader._state_owner
-            for member in members:
-                if type(member).reset is Metric.reset:
-                    member._forget_updates()  # its states are the leader's, fresh
-                else:
-                    member.reset()
-                member._state_owner._share_states_of(owner)
+        """Reset every metric (a compute group's states once: its members share them again, those that
+        left their group by being used on their own included)."""
+        with self._token:
+            for leader, *members in self._group_metrics():
+                leader.reset()
+                owner = leader._state_owner
+                for member in members:
+                    if type(member).reset is Metric.reset:
+                        member._forget_updates()  # its states are the leader's, fresh
+                    else:
+                        member.reset()
+                    member._state_owner._share_states_of(owner)
+        if self._split:  # every state is fresh again: the members that left share again
+            self._rejoin_fresh()
 
     def plot(self, val: Any = None, ax: Any = None, together: bool = False) -> Any:
         """Draw every metric's value (default: ``compute()``): a list of ``(fig, ax)``, one per
@@ -318,13 +390,17 @@ class MetricCollection(nn.ModuleDict):
 
     def set_dtype(self, dst_type: Union[str, torch.dtype]) -> "MetricCollection":
         """Cast the floating states of every metric."""
-        for metric in self.values():
-            metric.set_dtype(dst_type)
+        self._group_metrics()  # members that left their group keep their own states
+        with self._token:
+            for metric in self.values():
+                metric.set_dtype(dst_type)
         self._share_group_states()
         return self
 
     def _apply(self, fn: Any, recurse: bool = True) -> "MetricCollection":  # type: ignore[override]
-        out = super()._apply(fn)
+        self._group_metrics()  # members that left their group keep their own states
+        with self._token:
+            out = super()._apply(fn)
         self._share_group_states()  # device moves copy tensors: point members at the leader again
         return out
 

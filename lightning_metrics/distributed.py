@@ -172,7 +172,7 @@ def sync_states_with(metric: "Metric", dist_sync_fn: Callable, group: Optional[A
             else:
                 local = torch.cat([v.reshape(1) if v.ndim == 0 else v for v in value])
             parts = [p for p in dist_sync_fn(local, group=group) if p.numel() or kind != "cat"]
-            out[name] = _combine_gathered(kind, fx, parts, was_list=True, empty=_no_samples(metric))
+            out[name] = _combine_gathered(kind, fx, parts, was_list=True)
         else:
             out[name] = _combine_gathered(kind, fx, list(dist_sync_fn(value, group=group)), was_list=False)
     return out
@@ -213,6 +213,26 @@ def _pick_device(metrics: Sequence["Metric"]) -> torch.device:
             if value:
                 return value[0].device
     return metrics[0].device
+
+
+def check_same_point(point: int, names: Sequence[str], device: Any = None, group: Optional[Any] = None) -> None:
+    """Check that every rank is at the same point of a run (``names[point]``: an epoch end of one stage) before
+    a collective that merges that point's states: one small ``all_gather``, so that a rank elsewhere (one
+    that had no batch of a stage, and so never reached its end) fails every rank with an error that says
+    so, instead of meeting a collective of another stage. A no-op on one process."""
+    if not is_available() or world_size(group) <= 1:
+        return
+    mine = torch.tensor([point], dtype=torch.int64, device=device)
+    points = [int(t) for t in _all_gather(mine, group)]
+    _raise_if_peer_stopped(points, group)  # a rank stopping on an exception announces it in this exchange
+    if len(set(points)) > 1:
+        where = ", ".join(f"rank {rank}: {names[p] if 0 <= p < len(names) else p}" for rank, p in enumerate(points))
+        raise RuntimeError(
+            f"The processes are at different points of the run ({where}): their metric states cannot be merged. "
+            "A rank that had no batch of a stage (an empty dataloader on that rank, which Lightning allows with "
+            "`allow_zero_length_dataloader_with_multiple_devices`) never reaches that stage's end; give every "
+            "rank at least one batch of each stage (a DistributedSampler does)."
+        )
 
 
 def _all_gather(tensor: Tensor, group: Optional[Any]) -> list[Tensor]:
@@ -273,11 +293,9 @@ def announce_stopping(device: Any = None, group: Optional[Any] = None, timeout: 
     return True
 
 
-def _check_same_layout(metrics: Sequence["Metric"], packed: list, gathered: list, device: torch.device,
-                       group: Optional[Any], tag: Hashable = None) -> None:
-    local = _fingerprint(metrics, packed, gathered, tag)
-    prints = _first_all_gather(torch.tensor([local], dtype=torch.int64, device=device), group, metrics)
-    values = [int(p.item()) for p in prints]
+def _raise_if_peer_stopped(values: Sequence[int], group: Optional[Any]) -> None:
+    """Raise :class:`PeerStoppedError` when a rank sent :data:`STOPPING` (:func:`announce_stopping`)
+    to this rank's first exchange of a sync."""
     stopped = [rank for rank, value in enumerate(values) if value == STOPPING]
     if stopped:
         raise PeerStoppedError(
@@ -285,6 +303,14 @@ def _check_same_layout(metrics: Sequence["Metric"], packed: list, gathered: list
             "exception (its traceback is the first error of the job), so the metric states cannot be merged; "
             "nothing is wrong with the metrics."
         )
+
+
+def _check_same_layout(metrics: Sequence["Metric"], packed: list, gathered: list, device: torch.device,
+                       group: Optional[Any], tag: Hashable = None) -> None:
+    local = _fingerprint(metrics, packed, gathered, tag)
+    prints = _first_all_gather(torch.tensor([local], dtype=torch.int64, device=device), group, metrics)
+    values = [int(p.item()) for p in prints]
+    _raise_if_peer_stopped(values, group)
     if len(set(values)) > 1:
         names = ", ".join(sorted({type(m).__name__ for m in metrics}))
         raise RuntimeError(
@@ -362,7 +388,7 @@ def _all_gather_uneven(metrics: Sequence["Metric"], gathered: list, results: lis
     for row, ((i, name, kind, fx, value), parts) in enumerate(zip(gathered, per_rank)):
         present = [p for rank, p in enumerate(parts) if p is not None and rank not in skipped[row]]
         results[i][name] = _combine_gathered(
-            kind, fx, present, was_list=isinstance(value, list), empty=_no_samples(metrics[i])
+            kind, fx, present, was_list=isinstance(value, list)
         )
 
 
@@ -417,16 +443,16 @@ def _numel(meta_row: Tensor) -> int:
     return n
 
 
-def _no_samples(metric: "Metric") -> Tensor:
-    """A ``cat`` state no rank added to, once synced: ``tensor([])`` in the metric's dtype, as torchmetrics."""
-    return torch.tensor([], dtype=metric.dtype, device=metric.device)
+def _combine_gathered(kind: str, fx: Any, parts: list[Tensor], was_list: bool) -> Any:
+    """Merge the per-rank values of one state (ranks without data already left out).
 
-
-def _combine_gathered(kind: str, fx: Any, parts: list[Tensor], was_list: bool, empty: Any = None) -> Any:
-    """Merge the per-rank values of one state (ranks without data already left out)."""
+    A ``cat`` state that no rank added to stays what it is on one process, an empty list, so that
+    ``compute`` gives N processes the value (or the error) it gives one process. (torchmetrics makes it
+    ``tensor([])``, which many metrics then read as one sample of a wrong shape.)
+    """
     if kind == "cat":
         if not parts:
-            return [] if empty is None else empty
+            return []
         return torch.cat([p.reshape(1) if p.ndim == 0 else p for p in parts])
     if was_list:  # list states with another reduction: keep one item per rank, as torchmetrics does
         return parts

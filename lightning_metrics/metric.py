@@ -30,6 +30,7 @@ _CONSTANT_ATTRIBUTES = ("higher_is_better", "is_differentiable", "full_state_upd
 _BOOKKEEPING = frozenset({
     "_update_count", "_is_synced", "_enable_grad", "_computed", "compute_on_cpu", "_to_sync",
     "_should_unsync", "_forward_cache", "_cache", "_in_update", "_in_compute", "_borrows_states",
+    "_compute_group",
 })
 
 
@@ -159,6 +160,7 @@ class Metric(MetricArithmetic, MetricStateIO, PreparedUpdates, nn.Module):
         self._in_update = False
         self._in_compute = False
         self._borrows_states = False  # True while its states are another metric's (a compute group)
+        self._compute_group = None  # its collection's ComputeGroupToken while it shares its states
 
     # ------------------------------------------------------------- construction
     def _configure(self, arguments: dict[str, Any]) -> None:
@@ -303,6 +305,7 @@ class Metric(MetricArithmetic, MetricStateIO, PreparedUpdates, nn.Module):
         List states are emptied in place, as in torchmetrics: code holding a reference to one
         (``metric.metric_state``, a metric sharing it in a compute group) sees it emptied.
         """
+        self._own_states()  # a compute-group member reset on its own leaves its group first
         self._forget_updates()
         # a metric reading another's states (a compute group member) must not empty the owner's lists
         self._reset_states_only(clear_lists=not self.__dict__.get("_borrows_states", False))
@@ -321,6 +324,7 @@ class Metric(MetricArithmetic, MetricStateIO, PreparedUpdates, nn.Module):
         """Accumulate the batch and return the metric computed on this batch alone."""
         if self._is_synced:
             raise MetricUserError("The metric must not be synced during `forward`; did you forget `unsync`?")
+        self._own_states()  # a compute-group member forwarded on its own leaves its group first
         if self.full_state_update or self.full_state_update is None or self.dist_sync_on_step:
             self._forward_cache = self._forward_full_state_update(*args, **kwargs)
         else:
@@ -374,6 +378,7 @@ class Metric(MetricArithmetic, MetricStateIO, PreparedUpdates, nn.Module):
         missing = [name for name in self._defaults if name not in incoming_state]
         if missing:
             raise ValueError(f"Argument `incoming_state` lacks the states {missing}")
+        self._own_states()
         self._update_count += count
         try:
             self._merge_states(incoming_state)

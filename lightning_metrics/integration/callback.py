@@ -222,3 +222,36 @@ class MetricsCallback(*_BASES):  # type: ignore[misc]
     @override
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         self.engine.load_state_dict(state_dict)
+
+    @override
+    def on_load_checkpoint(self, trainer: "pl.Trainer", pl_module: "pl.LightningModule", checkpoint: dict[str, Any]) -> None:
+        """Find this callback's states when its key changed (metrics renamed, added or removed, other stages):
+        Lightning matches callback states by ``state_key`` only and would drop them with a generic warning.
+        The one unclaimed metrics-callback state goes to the one callback without states; the engine then
+        says what differs, metric by metric, and starts those metrics empty."""
+        states = checkpoint.get("callbacks") or {}
+        if self.state_key in states:
+            return
+        ours = [cb for cb in trainer.callbacks if isinstance(cb, MetricsCallback)]
+        claimed = {cb.state_key for cb in ours}
+        orphans = [k for k, v in states.items() if k not in claimed and _is_engine_state(v)]
+        unmatched = [cb for cb in ours if cb.state_key not in states]
+        if not orphans:
+            return
+        if len(orphans) == 1 and unmatched == [self]:
+            self.engine._warn_once(("adopted-state",), (
+                f"{type(self).__name__}: the checkpoint's metric states were written by a callback with other metric "
+                "names or stages; they are restored where they fit (what differs is said next)."
+            ))
+            self.engine.load_state_dict(states[orphans[0]])
+        else:
+            self.engine._warn_once(("orphan-states",), (
+                f"{type(self).__name__}: the checkpoint holds metric states of {len(orphans)} callback(s) that match "
+                f"none of the {len(ours)} configured now by metric names and stages; they are not restored and the "
+                "metrics start empty."
+            ))
+
+
+def _is_engine_state(value: Any) -> bool:
+    """Whether a checkpoint's callback state is one a metrics engine wrote."""
+    return isinstance(value, dict) and "metrics" in value and "point" in value

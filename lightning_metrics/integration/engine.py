@@ -412,6 +412,9 @@ class MetricsEngine(resume.EngineCheckpoints, EngineTaskInference):
         self._active = {k: v for k, v in self._active.items() if k[0] != stage}
 
     def _compute_and_route(self, trainer: Any, pl_module: Any, stage: str, indices: list[int], several: bool) -> None:
+        if trainer.world_size > 1:  # every rank here: one at another stage's end (no batch of this one) fails all
+            with self._explained_sync_errors(trainer, f"{stage!r} metrics (dataloader {indices[0] if indices else 0})"):
+                distributed.check_same_point(STAGES.index(stage), [f"the end of {s!r}" for s in STAGES], pl_module.device)
         self._agree_on_tasks(trainer, (stage,))  # before the stage's first sync: every rank builds the same
         context = RouteContext(
             log_scalar=lambda key, value, bar: self._log_epoch(trainer, pl_module, key, value, bar),
@@ -423,8 +426,14 @@ class MetricsEngine(resume.EngineCheckpoints, EngineTaskInference):
             metrics = self.metrics_for(stage, idx, trainer, pl_module.device)
             # every rank: the sync is a collective; the states stay merged while the sinks read them
             # (PR-curve counts, calibration bins), so rank zero draws from all ranks' data
-            with self._explained_sync_errors(trainer, metrics), metrics.synced():
-                values, intervals = self.tracking.split_intervals(metrics.native, metrics.compute())
+            with self._explained_sync_errors(trainer, metrics.where), metrics.synced():
+                values, intervals = self.tracking.split_intervals(metrics.native, metrics.compute(skip_empty=True))
+                if metrics.empty:
+                    self._warn_once(("no-samples", stage, idx, tuple(metrics.empty)), (
+                        f"{self.owner}: no batch reached {', '.join(repr(n) for n in metrics.empty)} of the "
+                        f"{metrics.where} in epoch {self._report[1] if self._report else trainer.current_epoch} "
+                        "(on any process); nothing is logged for them this epoch."
+                    ))
                 suffix_idx = idx if several else None
                 for name, value in values.items():
                     value = detach_values(value)
@@ -443,7 +452,7 @@ class MetricsEngine(resume.EngineCheckpoints, EngineTaskInference):
             write_margin_charts(trainer.loggers, charts)
 
     @contextlib.contextmanager
-    def _explained_sync_errors(self, trainer: Any, metrics: StageMetrics) -> Iterator[None]:
+    def _explained_sync_errors(self, trainer: Any, where: str) -> Iterator[None]:
         """Say what happened when the epoch-end sync fails because another process is gone."""
         try:
             yield
@@ -455,7 +464,7 @@ class MetricsEngine(resume.EngineCheckpoints, EngineTaskInference):
                 raise
             self._peer_stopped = True
             raise RuntimeError(
-                f"{self.owner}: the {metrics.where} could not be merged across processes at the epoch end on "
+                f"{self.owner}: the {where} could not be merged across processes at the epoch end on "
                 f"rank {trainer.global_rank}: another process stopped taking part (it most likely raised an "
                 "exception; its traceback is the first error of the job, look for it above)."
             ) from err

@@ -279,8 +279,19 @@ def bind_keys(template: Any, stage: str, spec: StageInputs, with_loss: bool) -> 
     layout = ("keys", len(keys), stage, with_loss)
     source = f"`inputs` (the step output's keys {join_keys(keys)})"
     template.where = f"{stage!r} metrics"
-    template.plan(layout, lambda name: supplied_by_keys(spec.spec_of(name), keys, source))
+    template.plan(layout, _SuppliedByKeys(spec, keys, source))
     return keys, layout
+
+
+class _SuppliedByKeys:
+    """``name -> Supplied`` for a keys layout; a class, not a closure, so that a callback whose
+    stages remember it still pickles (``ddp_spawn``)."""
+
+    def __init__(self, spec: StageInputs, keys: tuple[str, ...], source: str) -> None:
+        self.spec, self.keys, self.source = spec, keys, source
+
+    def __call__(self, name: str) -> Supplied:
+        return supplied_by_keys(self.spec.spec_of(name), self.keys, self.source)
 
 
 def extracted_record(found: Any, with_loss: bool, owner: str) -> tuple[tuple, tuple]:

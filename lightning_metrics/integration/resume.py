@@ -113,16 +113,34 @@ def replays_evaluation(trainer: Any, stage: str) -> bool:
     return bool(getattr(val_loop, "restarting", False)) and bool(getattr(trainer, "validating", False))
 
 
+def _holds_updates(state: Mapping[str, Any]) -> bool:
+    """Whether a stage's checkpoint states (``StageMetrics.merged_state``) hold any update (on any rank: the
+    counts were merged). The same answer on every rank, since every rank loads the same checkpoint.
+
+    >>> _holds_updates({"native": {"acc": {"states": {}, "count": 0}}, "foreign": {}})
+    False
+    """
+    native = state.get("native", {})
+    # the metrics that wrap none (a wrapper's own count may stay 1 from construction on: ClasswiseWrapper)
+    leaves = [entry for name, entry in native.items() if not any(other.startswith(f"{name}.") for other in native)]
+    entries = [*leaves, *state.get("foreign", {}).values()]
+    return any(int(entry.get("count", 0)) > 0 for entry in entries)
+
+
 def differences(saved: Mapping[str, str], current: Mapping[str, str]) -> dict[str, str]:
     """What differs between two fingerprints, by metric name (``name -> explanation``).
 
     >>> differences({"acc": "MulticlassAccuracy(3)", "f1": "F1"}, {"acc": "MulticlassAccuracy(4)", "ap": "AP"})
     {'acc': 'MulticlassAccuracy(3) in the checkpoint, MulticlassAccuracy(4) now', 'ap': 'not in the checkpoint', 'f1': 'in the checkpoint only'}
+    >>> differences({"acc": "MulticlassAccuracy(3)"}, {"accuracy": "MulticlassAccuracy(3)"})
+    {'acc': 'in the checkpoint only', 'accuracy': "not in the checkpoint (renamed from 'acc'?)"}
     """
     out = {}
+    gone = {saved[n]: n for n in sorted(set(saved) - set(current))}
     for name in sorted(set(saved) | set(current)):
         if name not in saved:
-            out[name] = "not in the checkpoint"
+            old = gone.get(current[name])
+            out[name] = "not in the checkpoint" if old is None else f"not in the checkpoint (renamed from {old!r}?)"
         elif name not in current:
             out[name] = "in the checkpoint only"
         elif saved[name] != current[name]:
@@ -205,7 +223,12 @@ class EngineCheckpoints:
                 "train metrics, and Lightning does not replay it. Put the saving callback after it."
             ))
         if point.get("fitting") and epoch_finished(trainer, point):
-            self._report_finished_epoch(trainer, point)
+            if any(_holds_updates(state) for state in pending.values()):
+                self._report_finished_epoch(trainer, point)
+            else:  # written after the epoch's end had logged and reset them: reported already, nothing to add
+                for key in pending:
+                    if key in self.store:
+                        self.store[key].reset()
 
     def _report_finished_epoch(self, trainer: Any, point: dict[str, Any]) -> None:
         """Log the restored train values of an epoch whose end Lightning will not run, then reset them."""

@@ -19,14 +19,15 @@ import torch
 from torch import Tensor, nn
 
 from lightning_metrics import distributed
-from lightning_metrics.collection import MetricCollection, _reducible
+from lightning_metrics.collection import MetricCollection, _forward_group
+from lightning_metrics.integration.checkpoint_states import foreign_merged_state, joined, set_states, to_cpu
 from lightning_metrics.integration.coalesce import BatchBuffer
 from lightning_metrics.integration.compat import add_note
 from lightning_metrics.integration.inputs import (
     Binding, Supplied, UpdateSignature, bind, check_all_used, supplied_by_call,
 )
 from lightning_metrics.metric import Metric
-from lightning_metrics.utilities import dim_zero_cat
+from lightning_metrics.utilities.memo import shared_derivations
 
 _CONTRACT = ("update", "compute", "reset")
 
@@ -81,6 +82,9 @@ class StageMetrics(nn.Module):
         self._buffer: Optional[BatchBuffer] = None  # see coalesce()
         self._counted: list[Metric] = []  # the metrics whose update counts a joined update scales
         self._plans: dict[Hashable, _Plan] = {}
+        self._suppliers: dict[Hashable, Callable[[str], Supplied]] = {}  # layout -> its supplied_of, kept
+        self._plans_groups = -1  # the native collection's ``groups_version`` the plans were made for
+        self.empty: list[str] = []  # the metrics the last ``compute(skip_empty=True)`` left out
         self.loss_metric: Optional[Metric] = None  # the engine's StepLoss, fed the record's last two values
         self._buffered_layout: Hashable = None  # the layout of the batches in the buffer
         self.where = "metrics"  # how messages name this stage and dataloader ("the 'val' metrics (dataloader 0)")
@@ -106,6 +110,7 @@ class StageMetrics(nn.Module):
             )
         if not items:
             raise ValueError("Argument `metrics` must hold at least one metric, got an empty container")
+        _refuse_trackers(items)
         native = {k: v for k, v in items if isinstance(v, (Metric, MetricCollection))}
         foreign = []
         for name, value in items:
@@ -177,10 +182,19 @@ class StageMetrics(nn.Module):
         with_loss)`` layout needs no ``supplied_of``: every metric is offered the first
         ``n - len(keywords)`` values positionally and the rest as the named keywords.
         """
+        native = self.native
+        if native is not None and (native._token.departed or native._groups_version != self._plans_groups):
+            native._group_metrics()  # a member used on its own left its group: plans follow the new groups
+            self._plans.clear()
+            self._plans_groups = native._groups_version
         plan = self._plans.get(layout)
         if plan is None:
             size, with_loss = layout[1], layout[-1]
-            if supplied_of is None:
+            if supplied_of is None:  # made before (a plan rebuilt for new groups), or a "call" layout
+                supplied_of = self._suppliers.get(layout)
+            if supplied_of is not None:
+                self._suppliers[layout] = supplied_of
+            else:
                 _, _, keywords, source, _ = layout
                 call = supplied_by_call(size - len(keywords), keywords, source)
                 supplied_of = lambda name: call  # noqa: E731
@@ -220,9 +234,9 @@ class StageMetrics(nn.Module):
         return f"In the {self.where}, {names[0]!r} ({type(metric).__name__}){shared}"
 
     def _update(self, record: tuple, layout: Hashable, label: Any = None) -> None:
-        plan = self._plans.get(layout) or self.plan(layout)
+        plan = self.plan(layout)
         if self.native is not None:
-            with self.native._rollback_on_error(plan.roots):
+            with self.native._token, self.native._rollback_on_error(plan.roots):
                 for group, names, binding, whole in plan.groups:
                     leader = group[0]
                     try:
@@ -234,8 +248,9 @@ class StageMetrics(nn.Module):
                     except Exception as err:
                         self._note_error(err, names[0], leader, label)
                         raise
+                    owner = leader._state_owner  # where the states live (a relabelling wrapper's metric)
                     for member in group[1:]:
-                        member._share_states_of(leader)
+                        member._state_owner._share_states_of(owner)
         for name, metric, binding, whole in plan.foreign:
             args, kwargs = (record, {}) if whole else binding.arguments(record)
             try:
@@ -278,8 +293,7 @@ class StageMetrics(nn.Module):
         if buffer is None:
             self._update(record, layout, label)
             return
-        if layout not in self._plans:
-            self.plan(layout)  # inputs that do not fit the metrics fail now, not at the flush
+        self.plan(layout)  # inputs that do not fit the metrics fail now, not at the flush
         if buffer.batches and layout != self._buffered_layout:
             self.flush()
         if buffer.add(record, label):
@@ -327,21 +341,16 @@ class StageMetrics(nn.Module):
     def forward_record(self, record: tuple, layout: Hashable, label: Any = None) -> dict[str, Any]:
         """:meth:`forward` with a record of ``layout`` (see :meth:`plan`)."""
         self.flush()
-        plan = self._plans.get(layout) or self.plan(layout)
+        plan = self.plan(layout)
         values: dict[str, Any] = {}
         if self.native is not None:
             native = self.native
             # every member of all but the last group: a member forwarded alone may change its own states
-            with native._rollback_on_error([m for group, *_ in plan.groups[:-1] for m in group]):
+            with native._token, native._rollback_on_error([m for group, *_ in plan.groups[:-1] for m in group]):
                 for group, names, binding, _ in plan.groups:
                     args, kwargs = binding.arguments(record)
                     try:
-                        if len(group) > 1 and all(_reducible(m) for m in group):
-                            results = group[0]._forward_shared(group, *args, **kwargs)
-                        else:
-                            results = [m(*args, **kwargs) for m in group]
-                            for member in group[1:]:
-                                member._share_states_of(group[0])
+                        results = _forward_group(group, args, kwargs)
                     except Exception as err:
                         self._note_error(err, names[0], group[0], label)
                         raise
@@ -385,10 +394,25 @@ class StageMetrics(nn.Module):
                 for metric, count in zip(tree, local):
                     metric.__dict__["_update_count"] = count
 
-    def compute(self) -> dict[str, Any]:
-        """Every result by name; our metrics sync in one fused exchange (in the collection)."""
+    def compute(self, skip_empty: bool = False) -> dict[str, Any]:
+        """Every result by name; our metrics sync in one fused exchange (in the collection).
+
+        ``skip_empty``: leave out the metrics that no batch reached (on any process, inside
+        :meth:`synced`, whose update counts are merged), naming them in :attr:`empty`: a stage's epoch
+        with no sample has no value to log (not a 0, not a crash of a curve metric over no scores).
+        """
         self.flush()
-        values: dict[str, Any] = dict(self.native.compute()) if self.native is not None else {}
+        self.empty = []
+        native = self.native
+        if native is None:
+            values: dict[str, Any] = {}
+        elif skip_empty and any(not _was_updated(m) for m in native.values()):
+            self.empty = [name for name, m in native.items(keep_base=True) if not _was_updated(m)]
+            with native._synced(), shared_derivations():
+                values = {name: m.compute() for name, m in native.items(keep_base=True) if name not in self.empty}
+            values = dict(native._flatten(values))
+        else:
+            values = dict(native.compute())
         for name, metric in self._foreign:
             self._put(values, name, metric.compute())
         return values
@@ -468,10 +492,10 @@ class StageMetrics(nn.Module):
             else:
                 merged = [m._copy_states() for m in metrics]
             for (name, _), states, count in zip(tree, merged, counts.tolist()):
-                states = {k: _joined(v) for k, v in states.items()}
-                out["native"][name] = {"states": _to_cpu(states), "count": int(count)}
+                states = {k: joined(v) for k, v in states.items()}
+                out["native"][name] = {"states": to_cpu(states), "count": int(count)}
         for name, metric in self._foreign:
-            state = _foreign_merged_state(metric)
+            state = foreign_merged_state(metric)
             if state is not None:
                 out["foreign"][name] = state
         return out
@@ -483,13 +507,13 @@ class StageMetrics(nn.Module):
         modules = dict(self._native_tree())
         for name, entry in state.get("native", {}).items():
             if name in modules and name.split(".")[0] not in skip:
-                _set_states(modules[name], entry["states"], entry["count"], self._device)
+                set_states(modules[name], entry["states"], entry["count"], self._device)
         if self.native is not None:
             self.native._share_group_states()
         foreign = dict(self._foreign)
         for name, entry in state.get("foreign", {}).items():
             if name in foreign and name not in skip:
-                _set_states(foreign[name], entry["states"], entry["count"], self._device)
+                set_states(foreign[name], entry["states"], entry["count"], self._device)
 
     def fingerprint(self) -> dict[str, str]:
         """What each metric is, by name: its class, statistic spec and state layout (for checkpoints:
@@ -522,54 +546,27 @@ class StageMetrics(nn.Module):
         return [name]
 
 
+def _refuse_trackers(items: list[tuple[str, Any]]) -> None:
+    """A ``MetricTracker`` is driven by hand (``increment()`` per epoch, as torchmetrics' is): the engine
+    computes once per epoch itself and keeps the best with ``track_best``, so it says so up front."""
+    from lightning_metrics.wrappers.tracker import MetricTracker
+
+    for name, value in items:
+        if isinstance(value, MetricTracker):
+            raise TypeError(
+                f"Argument `metrics`: {name!r} is a MetricTracker, which needs `increment()` by hand before each "
+                "epoch; the callback and the mixin compute every metric once per epoch already. Pass the metric it "
+                f"wraps instead, and `track_best=[{name!r}]` for its best value and epoch."
+            )
+
+
+def _was_updated(metric: Metric) -> bool:
+    """Whether a batch reached ``metric``: its update count, or for a wrapper (``ClasswiseWrapper`` keeps a count
+    of 1 from construction on, as torchmetrics does) that of any metric it wraps."""
+    inner = [m for m in metric.modules() if m is not metric and isinstance(m, Metric)]
+    return any(m._update_count > 0 for m in inner) if inner else metric._update_count > 0
+
+
 def _all_reduce_sum(tensor: Tensor, group: Any) -> Tensor:
     torch.distributed.all_reduce(tensor, op=torch.distributed.ReduceOp.SUM, group=group)
     return tensor.cpu()
-
-
-def _joined(value: Any) -> Any:
-    # a local cat state is a list of batches; the synced one is one tensor: store one form
-    if isinstance(value, list) and value and all(isinstance(v, Tensor) for v in value):
-        return dim_zero_cat(value)
-    return value
-
-
-def _to_cpu(value: Any) -> Any:
-    if isinstance(value, Tensor):
-        return value.detach().cpu().clone()
-    if isinstance(value, dict):
-        return {k: _to_cpu(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_to_cpu(v) for v in value]
-    return value
-
-
-def _foreign_merged_state(metric: Any) -> Optional[dict[str, Any]]:
-    """Merged states of a torchmetrics-style metric (``_defaults``, ``sync``/``unsync``), else None."""
-    defaults = getattr(metric, "_defaults", None)
-    if not isinstance(defaults, dict) or not callable(getattr(metric, "sync", None)):
-        return None
-    metric.sync()
-    try:
-        states = {name: _to_cpu(getattr(metric, name)) for name in defaults}
-    finally:
-        if getattr(metric, "_is_synced", False):
-            metric.unsync()
-    return {"states": {k: _joined(v) for k, v in states.items()}, "count": int(getattr(metric, "_update_count", 1))}
-
-
-def _set_states(metric: Any, states: Mapping[str, Any], count: int, device: torch.device) -> None:
-    defaults = metric._defaults
-    for name, value in states.items():
-        if name not in defaults:
-            continue
-        if isinstance(defaults[name], list):  # a cat state: keep list semantics
-            if isinstance(value, Tensor):
-                value = [value.to(device)] if value.numel() or value.ndim > 1 else []
-            else:
-                value = [v.to(device) for v in value]
-        else:
-            value = value.to(device)
-        setattr(metric, name, value)
-    metric._update_count = count
-    metric._computed = None

@@ -409,3 +409,25 @@ def test_plain_foreign_object_is_accepted(tmp_path: Path) -> None:
     callback = lm.MetricsCallback([_PlainCounter()], stages=("val",))
     trainer, _ = _fit(tmp_path, callback, max_epochs=2)
     assert float(trainer.callback_metrics["val/_PlainCounter"]) == 37.0
+
+
+def test_classwise_wrapper_in_a_compute_group_warns_nothing_and_is_exact(tmp_path: Path) -> None:
+    """A ``ClasswiseWrapper`` whose metric shares a compute group with another member: no
+    "compute called before update" warning at any epoch end, and the per-class values are the
+    wrapped metric's own on the stage's outputs (issue 36, point 5)."""
+    from lightning_metrics.classification import MulticlassPrecision, MulticlassRecall
+    from lightning_metrics.wrappers import ClasswiseWrapper
+
+    callback = lm.MetricsCallback({
+        "prec": MulticlassPrecision(3, average=None),
+        "rec": ClasswiseWrapper(MulticlassRecall(3, average=None), labels=["a", "b", "c"]),
+    })
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        trainer, model = _fit(tmp_path, callback)
+    assert not [w for w in caught if "before the ``update``" in str(w.message)], [str(w.message) for w in caught]
+    preds, target = model.recorded("val")
+    expected = MulticlassRecall(3, average=None)(preds, target)
+    logged = [float(v) for k, v in sorted(trainer.callback_metrics.items()) if k.startswith("val/") and "recall" in k]
+    assert len(logged) == 3, sorted(trainer.callback_metrics)
+    assert torch.allclose(torch.tensor(logged), expected, atol=1e-6)

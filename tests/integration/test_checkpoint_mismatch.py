@@ -105,3 +105,65 @@ def test_added_and_removed_metrics_are_named(tmp_path: Path) -> None:
         trainer.fit(model, loader(64, batch_size=8), ckpt_path=str(tmp_path / "mid.ckpt"))
     _, target = model.recorded("train")
     assert_close(trainer.callback_metrics["train/c"], (target.float() ** 2).sum())  # new: empty at the resume
+
+
+def test_a_renamed_metric_is_named_by_the_callback_and_starts_empty(tmp_path: Path) -> None:
+    """The callback's ``state_key`` changes with its metric names: it still finds its states (the one
+    unclaimed metrics-callback state), says what was renamed, and restores the metrics that match."""
+    _fit(tmp_path, {"a": MaxLogit(), "sq": TargetsSeen()}, save=True)
+    with pytest.warns(UserWarning) as caught:
+        trainer, model = _fit(tmp_path, {"b": MaxLogit(), "sq": TargetsSeen()}, ckpt=str(tmp_path / "mid.ckpt"))
+    messages = [str(w.message) for w in caught]
+    assert any("'a': in the checkpoint only; 'b': not in the checkpoint (renamed from 'a'?)" in m for m in messages), messages
+    saved = torch.load(tmp_path / "mid.ckpt", weights_only=False)
+    (state,) = [v for k, v in saved["callbacks"].items() if k.startswith("MetricsCallback")]
+    held = state["metrics"]["train_metrics"]["native"]["sq"]["states"]["targets"]
+    preds, target = model.recorded("train")
+    assert_close(trainer.callback_metrics["train/sq"], (held ** 2).sum() + (target.float() ** 2).sum())  # restored
+    assert_close(trainer.callback_metrics["train/b"], preds.max())  # renamed: from the resume on
+
+
+@pytest.mark.parametrize("door", ["callback", "mixin"])
+def test_resume_from_the_default_epoch_end_checkpoint_with_a_curve_metric(tmp_path: Path, door: str) -> None:
+    """``ModelCheckpoint(dirpath=...)`` saves in ``on_train_epoch_end`` after the train values were logged and
+    reset: the resume neither crashes on the empty ``cat`` states nor logs a second epoch-0 row."""
+    from lightning.pytorch.callbacks import ModelCheckpoint
+    from lightning.pytorch.loggers import CSVLogger
+
+    from lightning_metrics.classification import MulticlassAUROC
+
+    def metrics() -> dict:
+        return {"acc": MulticlassAccuracy(3), "auroc": MulticlassAUROC(3)}
+
+    class Mixin(lm.MetricsMixin, RecordingModel):
+        metrics_stages = ("train",)
+
+        def configure_metrics(self) -> Any:
+            return metrics()
+
+    def fit(epochs: int, ckpt: Any = None, name: str = "run"):
+        model = Mixin(lr=0.0) if door == "mixin" else RecordingModel(lr=0.0)
+        callbacks = [ModelCheckpoint(dirpath=tmp_path / "ckpt", save_top_k=-1)]
+        if door == "callback":
+            callbacks.insert(0, lm.MetricsCallback(metrics(), stages=("train",)))
+        options = trainer_kwargs(tmp_path, max_epochs=epochs, enable_checkpointing=True,
+                                 logger=CSVLogger(str(tmp_path), name=name))
+        trainer = L.Trainer(callbacks=callbacks, **options)
+        trainer.fit(model, loader(64, batch_size=8), ckpt_path=ckpt)
+        return trainer, model
+
+    full, _ = fit(2, name="full")
+    (ckpt,) = (tmp_path / "ckpt").glob("epoch=0*.ckpt")
+    resumed, model = fit(2, ckpt=str(ckpt), name="resumed")
+    import csv
+
+    def rows(trainer):
+        with open(Path(trainer.logger.log_dir) / "metrics.csv") as handle:
+            return [(r["epoch"], k, float(v)) for r in csv.DictReader(handle) for k, v in r.items()
+                    if v and k.startswith("train")]
+
+    logged = rows(resumed)
+    assert sorted(k for e, k, _ in logged) == ["train/acc", "train/auroc"]  # epoch 1 only: epoch 0 was reported
+    expected = {k: v for e, k, v in rows(full) if e == "1"}
+    for _, key, value in logged:
+        assert value == pytest.approx(expected[key], rel=1e-6), key
