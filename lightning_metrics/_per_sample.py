@@ -8,6 +8,13 @@ returns every value (``"none"``) keeps them, as one ``cat`` state.
 A subclass states its torchmetrics signature (``self._configure(locals())``), checks its
 arguments in :meth:`PerSampleMetric._check_args`, says which reduction keeps the values, and
 computes one batch's values in :meth:`PerSampleMetric._values` (with the functional code).
+
+Every image and audio metric refuses NaN and infinite inputs: one such pixel or sample would make
+every later value of the state NaN or infinite. torchmetrics' classes have no ``validate_args``;
+ours take it as a keyword argument (default ``True``, see :mod:`lightning_metrics._input_checks`):
+``False`` skips the check and its host read. The functions (``peak_signal_noise_ratio``, ...) do
+not check: a NaN in gives a NaN out there, as in torchmetrics, and a loss needs no host sync per
+step.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from typing import Any, Optional
 import torch
 from torch import Tensor
 
+from lightning_metrics._input_checks import ValidatedInputs
 from lightning_metrics.plotting import _methods as _plot_methods
 from lightning_metrics.metric import Metric
 from lightning_metrics.utilities.data import dim_zero_cat
@@ -37,7 +45,7 @@ def dtype_from_code(code: Tensor) -> torch.dtype:
     return _DTYPES[value - 1] if value else torch.get_default_dtype()
 
 
-class PerSampleMetric(Metric):
+class PerSampleMetric(ValidatedInputs, Metric):
     """A mean (or sum) of per-sample values, kept as a sum and a count; ``"none"`` keeps the values."""
 
     plot = _plot_methods.plot_value
@@ -76,7 +84,8 @@ class PerSampleMetric(Metric):
         raise NotImplementedError
 
     def update(self, preds: Tensor, target: Tensor) -> None:
-        """Add the per-sample values of one batch."""
+        """Add the per-sample values of one batch (with ``validate_args``, NaN or infinite inputs raise)."""
+        self._check_finite(("preds", preds), ("target", target))
         self._accumulate(self._values(preds, target))
 
     def _accumulate(self, values: Tensor, count: Optional[int] = None) -> None:

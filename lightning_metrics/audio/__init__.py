@@ -1,7 +1,9 @@
 """Modular audio metrics (torchmetrics names and arguments), without downloaded models.
 
 Each is a mean over utterances (or mixtures): its state is a float64 sum and a count, whatever the
-number of batches.
+number of batches. A batch with a NaN or infinite sample raises, naming the argument and the value,
+and leaves the state as it was; the keyword argument ``validate_args=False`` (ours: torchmetrics'
+classes have none) skips that check and its host read.
 
 >>> import torch
 >>> from lightning_metrics.audio import ScaleInvariantSignalDistortionRatio

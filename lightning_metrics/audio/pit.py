@@ -9,15 +9,17 @@ from torch import Tensor
 from lightning_metrics._per_sample import PerSampleMetric
 from lightning_metrics.functional.audio.pit import check_pit_args, permutation_invariant_training
 
-# the Metric arguments torchmetrics' PIT keeps for itself; every other keyword goes to metric_func
-_METRIC_KWARGS = ("dist_sync_on_step", "process_group", "dist_sync_fn")
+# the Metric arguments torchmetrics' PIT keeps for itself, and ``validate_args`` (ours: the check of
+# NaN and infinite inputs); every other keyword goes to metric_func
+_METRIC_KWARGS = ("dist_sync_on_step", "process_group", "dist_sync_fn", "validate_args")
 
 
 class PermutationInvariantTraining(PerSampleMetric):
     """Mean over mixtures of the best ``metric_func`` value over speaker permutations (see
     :func:`~lightning_metrics.functional.audio.permutation_invariant_training`). As in torchmetrics,
     keywords other than ``dist_sync_on_step``, ``process_group`` and ``dist_sync_fn`` are passed to
-    ``metric_func``.
+    ``metric_func``, but for ``validate_args`` (default ``True``): NaN or infinite signals raise before
+    the state changes, ``False`` skips that check and its host read (torchmetrics has no such check).
 
     >>> import torch
     >>> from lightning_metrics.audio import PermutationInvariantTraining

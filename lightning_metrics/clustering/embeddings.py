@@ -6,6 +6,11 @@ states ``data`` and ``labels``, ``d * data.element_size() + labels.element_size(
 (``4d + 8`` for float32 embeddings and int64 labels) until ``reset``. The three share their
 ``statistic_spec``: in a ``MetricCollection`` one copy of the samples and, within one ``compute``,
 one pass that finds the clusters, their sizes and centroids.
+
+A batch whose ``data`` holds a NaN or an infinity raises, naming the argument and the value, and
+leaves the state as it was: one such sample would make every later score NaN. The keyword argument
+``validate_args=False`` (ours: torchmetrics' classes have none and take such values) skips that
+check and its host read.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from lightning_metrics._input_checks import ValidatedInputs
 from lightning_metrics.clustering._samples import KeptSamples
 from lightning_metrics.functional.clustering.embeddings import (
     ClusterGeometry,
@@ -29,7 +35,7 @@ from lightning_metrics.functional.clustering.embeddings import (
 from lightning_metrics.utilities.memo import derived
 
 
-class ClusterEmbeddingMetric(KeptSamples):
+class ClusterEmbeddingMetric(ValidatedInputs, KeptSamples):
     """Keeps embedded samples and their cluster labels; subclasses score the geometry."""
 
     is_differentiable = True
@@ -38,11 +44,12 @@ class ClusterEmbeddingMetric(KeptSamples):
 
     @property
     def statistic_spec(self) -> Hashable:
-        return ("cluster_embeddings",)
+        return ("cluster_embeddings", self.validate_args)  # the leader's update checks for the group
 
     def update(self, data: Tensor, labels: Tensor) -> None:
         """Append a batch: ``data`` of shape ``(N, d)``, ``labels`` of ``N`` integer cluster ids."""
         check_embeddings(data, labels)
+        self._check_finite(("data", data))
         self._keep(data, labels)
 
     def _geometry(self) -> tuple[ClusterGeometry, torch.dtype]:

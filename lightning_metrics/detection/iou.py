@@ -14,22 +14,27 @@ import torch
 from torch import Tensor
 
 from lightning_metrics._additive_score import AdditiveScore
+from lightning_metrics._input_checks import ValidatedInputs
 from lightning_metrics.functional.detection._inputs import (
     _boxes,
     _labels,
     check_box_format,
+    check_finite_boxes,
     check_image_lists,
 )
 from lightning_metrics.functional.detection.iou import iou_batch_statistic, iou_of_statistic
 from lightning_metrics.utilities.checks import check_bool
 
 
-class BoxIoUMetric(AdditiveScore):
+class BoxIoUMetric(ValidatedInputs, AdditiveScore):
     """The family base: per batch the sums of :func:`~lightning_metrics.functional.detection.iou.iou_batch_statistic`.
 
     State: two scalar sums (the valid values and their number) and, per ground-truth box, its
     label and the sum and number of the valid values of its column (24 bytes), plus the predicted
-    labels (8 bytes per box) for the list of classes. ``update`` reads nothing back from the device.
+    labels (8 bytes per box) for the list of classes. A batch with a NaN or infinite coordinate
+    raises, naming the image and the value, and leaves the state as it was (one host read); the
+    keyword argument ``validate_args=False`` (ours: torchmetrics' classes have none) skips that
+    check, and then ``update`` reads nothing back from the device.
     """
 
     # additive: per-image values, so one update of joined batches holds the same states
@@ -60,7 +65,8 @@ class BoxIoUMetric(AdditiveScore):
     @property
     def statistic_spec(self) -> Hashable:
         """The measure and what shapes its sums (box format, threshold, label pairing)."""
-        return ("box_iou", self._measure, self.box_format, self.iou_threshold, self.respect_labels)
+        return ("box_iou", self._measure, self.box_format, self.iou_threshold, self.respect_labels,
+                self.validate_args)  # the leader's update checks the batch for the group
 
     def update(self, preds: list[dict[str, Tensor]], target: list[dict[str, Tensor]]) -> None:
         """Add the valid values of each image's (predictions x targets) matrix."""
@@ -78,6 +84,8 @@ class BoxIoUMetric(AdditiveScore):
                 parts[f"{side}_boxes"].append(boxes)
                 parts[f"{side}_labels"].append(labels)
                 counts.append(boxes.shape[0])
+        if self.validate_args:
+            check_finite_boxes({"preds": parts["det_boxes"], "target": parts["gt_boxes"]})
         device = self.device
         flat = {k: (torch.cat(v) if v else torch.zeros((0, 4) if "boxes" in k else (0,), device=device)) for k, v
                 in parts.items()}

@@ -66,7 +66,8 @@ def fixed_table(preds: Tensor, target: Tensor, num_classes: int) -> Tensor:
 def check_label_range(preds: Tensor, target: Tensor, num_classes: int) -> None:
     """Every label in ``[0, num_classes)``, or a ``ValueError`` naming the argument and the offenders.
 
-    One host read of the four extremes; the offending values are looked up only on failure.
+    One host read of the four extremes; the offending values are looked up only on failure. Floating
+    labels (whole numbers) are shown as integers, infinities as they are; NaN must be gone already.
 
     >>> check_label_range(torch.tensor([0, 3]), torch.tensor([1, 1]), 3)
     Traceback (most recent call last):
@@ -84,7 +85,8 @@ def check_label_range(preds: Tensor, target: Tensor, num_classes: int) -> None:
         bad = value[(value < 0) | (value >= num_classes)]
         if bad.numel():
             values = bad.unique()
-            shown = f"{values[:8].tolist()}{' ...' if values.numel() > 8 else ''}"
+            listed = [int(v) if math.isfinite(v) else v for v in values[:8].tolist()]
+            shown = f"{listed}{' ...' if values.numel() > 8 else ''}"
             allowed = f"[0, {num_classes - 1}] for `num_classes`={num_classes}"
             raise ValueError(f"Argument `{name}` must hold labels in {allowed}, got {shown}")
 

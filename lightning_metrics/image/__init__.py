@@ -2,7 +2,10 @@
 
 Where the result is a mean or a sum over images (PSNR, SSIM, MS-SSIM, UQI, ERGAS, SAM, VIF, ...)
 the state is a few sums whose size does not grow with the number of batches; per-image values are
-kept only when asked for (``reduction="none"``, ``return_full_image``).
+kept only when asked for (``reduction="none"``, ``return_full_image``). A batch with a NaN or
+infinite pixel raises, naming the argument and the value, and leaves the state as it was; the
+keyword argument ``validate_args=False`` (ours: torchmetrics' classes have none) skips that check
+and its host read.
 
 >>> import torch
 >>> from lightning_metrics.image import PeakSignalNoiseRatio

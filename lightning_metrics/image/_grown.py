@@ -14,6 +14,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from lightning_metrics._input_checks import ValidatedInputs
 from lightning_metrics.metric import Metric, merge_two
 
 
@@ -37,8 +38,9 @@ def add_grown(current: Tensor, value: Tensor, name: str) -> Tensor:
     return current + value
 
 
-class GrownSumMetric(Metric):
-    """A metric with sums that take their shape on the first update (see the module docstring)."""
+class GrownSumMetric(ValidatedInputs, Metric):
+    """A metric with sums that take their shape on the first update (see the module docstring);
+    with ``validate_args`` NaN or infinite inputs raise (:mod:`lightning_metrics._input_checks`)."""
 
     _grown_states: tuple[str, ...] = ()
 

@@ -100,4 +100,5 @@ class TotalVariation(PerSampleMetric):
 
     def update(self, img: Tensor) -> None:
         """Add the total variation of every image of one batch."""
+        self._check_finite(("img", img))
         self._accumulate(total_variation_per_image(img))

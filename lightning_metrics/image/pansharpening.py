@@ -81,6 +81,9 @@ class _PansharpeningMetric(GrownSumMetric):
         if with_d_lambda:
             check_d_lambda_inputs(preds, ms)
         check_d_s_inputs(preds, ms, pan, pan_lr, self.window_size)
+        self._check_finite(
+            ("preds", preds), ("target['ms']", ms), ("target['pan']", pan), ("target['pan_lr']", pan_lr)
+        )
         if preds.shape[0]:
             d_lambda_parts = self._d_lambda_update(preds, ms) if with_d_lambda else {}
             self._add({**d_lambda_parts, **self._d_s_update(preds, ms, pan, pan_lr)})
@@ -126,6 +129,7 @@ class SpectralDistortionIndex(_PansharpeningMetric):
 
     def update(self, preds: Tensor, target: Tensor) -> None:
         """Add the band-pair UQI sums of one batch."""
+        self._check_finite(("preds", preds), ("target", target))
         check_d_lambda_inputs(preds, target)
         if preds.shape[0]:
             self._add(self._d_lambda_update(preds, target))

@@ -14,6 +14,7 @@ import torch
 from torch import Tensor
 
 from lightning_metrics.plotting import _methods as _plot_methods
+from lightning_metrics._input_checks import ValidatedInputs
 from lightning_metrics._per_sample import PerSampleMetric
 from lightning_metrics.functional.image._checks import check_tensor, clamp_to_range
 from lightning_metrics.functional.image.psnr import (
@@ -76,6 +77,7 @@ class PeakSignalNoiseRatio(PerSampleMetric):
 
     def update(self, preds: Tensor, target: Tensor) -> None:
         """Add the squared errors of one batch (with ``dim``: its per-slice PSNR values)."""
+        self._check_finite(("preds", preds), ("target", target))
         preds, target = clamp_to_range(preds, self.data_range), clamp_to_range(target, self.data_range)
         sse, count, dtype = sum_squared_error(preds, target, self.dim)
         if self.dim is not None:
@@ -100,7 +102,7 @@ class PeakSignalNoiseRatio(PerSampleMetric):
         return value.to(self.dtype)
 
 
-class PeakSignalNoiseRatioWithBlockedEffect(Metric):
+class PeakSignalNoiseRatioWithBlockedEffect(ValidatedInputs, Metric):
     """PSNR-B of grayscale images (arguments as in
     :func:`~lightning_metrics.functional.image.peak_signal_noise_ratio_with_blocked_effect`):
     the blocking-effect factor of each batch is added up, as in torchmetrics. State: three sums.
@@ -135,6 +137,7 @@ class PeakSignalNoiseRatioWithBlockedEffect(Metric):
 
     def update(self, preds: Tensor, target: Tensor) -> None:
         """Add the squared errors and the blocking-effect factor of one batch."""
+        self._check_finite(("preds", preds), ("target", target))
         check_tensor("preds", preds)
         if preds.ndim != 4:
             raise ValueError(f"Argument `preds` must have the shape (N, 1, H, W), got {tuple(preds.shape)}")

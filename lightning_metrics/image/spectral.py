@@ -141,6 +141,7 @@ class RelativeAverageSpectralError(GrownSumMetric):
 
     def update(self, preds: Tensor, target: Tensor) -> None:
         """Add one batch's windowed error and target maps."""
+        self._check_finite(("preds", preds), ("target", target))
         check_window_inputs(preds, target, self.window_size)
         if not preds.shape[0]:
             return

@@ -90,6 +90,7 @@ class StructuralSimilarityIndexMeasure(_SSIMFamily):
 
     def update(self, preds: Tensor, target: Tensor) -> None:
         """Add the per-image SSIM of one batch (and its maps or contrast terms when asked)."""
+        self._check_finite(("preds", preds), ("target", target))
         per_image, extra = ssim_values(preds, target, self._config, self._extra)
         if extra is not None:
             self.image_return.append(extra)
@@ -174,6 +175,7 @@ class UniversalImageQualityIndex(PerSampleMetric):
 
     def update(self, preds: Tensor, target: Tensor) -> None:
         """Add the UQI map of one batch (its sum and pixel count, or the map for ``"none"``)."""
+        self._check_finite(("preds", preds), ("target", target))
         values = uqi_values(preds, target, *self._window_args)
         (k0, k1), (n, c, h, w) = self._window_args[0], preds.shape
         self._accumulate(values, count=n * c * (h - k0 + 1) * (w - k1 + 1))

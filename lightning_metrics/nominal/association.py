@@ -74,8 +74,8 @@ class NominalAssociation(AdditiveScore):
 
     def update(self, preds: Tensor, target: Tensor) -> None:
         """Count one batch: 1-D categories or 2-D scores (``argmax``), NaN per ``nan_strategy``."""
-        preds, target = nominal_labels(preds, target, self.nan_strategy, self.nan_replace_value)
-        check_label_range(preds, target, self.num_classes)
+        preds, target = nominal_labels(preds, target, self.nan_strategy, self.nan_replace_value, as_long=False)
+        check_label_range(preds, target, self.num_classes)  # an infinite value is out of range and shown
         self.confmat.add_(fixed_table(preds, target, self.num_classes))
 
     def compute(self) -> Tensor:

@@ -61,6 +61,85 @@ def check_type(name: str, value: Any, types: type | tuple[type, ...]) -> None:
         raise TypeError(f"Argument `{name}` must be of type {names}, got {value!r} ({type(value).__name__})")
 
 
+def may_hold_nonfinite(value: Any, allow_inf: bool = False) -> Any:
+    """A 0-d bool tensor, on ``value``'s device and read by nobody yet: ``False`` when the floating
+    (or complex) tensor ``value`` surely holds no NaN (nor, unless ``allow_inf``, an infinity);
+    ``None`` when there is nothing to check (not a tensor, not floating, empty).
+
+    One reduction and no host read, so that callers can ask it along with their other questions
+    in one read: a sum is NaN when a term is NaN (or +inf meets -inf) and infinite when a term is
+    (or the sum overflows), so a ``True`` is confirmed by :func:`raise_if_nonfinite`.
+    """
+    import torch
+
+    if not isinstance(value, torch.Tensor) or not value.numel():
+        return None
+    if value.is_complex():
+        total = value.sum()
+    elif value.is_floating_point():
+        total = value.sum(dtype=torch.float64 if value.dtype == torch.float64 else torch.float32)
+    else:
+        return None
+    return torch.isnan(total) if allow_inf else ~torch.isfinite(total)
+
+
+def raise_if_nonfinite(name: str, value: Any, allow_inf: bool = False) -> None:
+    """Raise ``MetricInputError`` naming the argument ``name``, the first NaN (or infinite, unless
+    ``allow_inf``) value of ``value`` and its index; return when there is none (reads ``value``).
+
+    >>> import torch
+    >>> raise_if_nonfinite("preds", torch.tensor([[0.5, 1.0], [float("inf"), 2.0]]))
+    Traceback (most recent call last):
+    ...
+    lightning_metrics.utilities.exceptions.MetricInputError: Argument `preds` must be finite (no NaN or infinity), got inf at index (1, 0)
+    """
+    import torch
+
+    from lightning_metrics.utilities.exceptions import MetricInputError
+
+    if not isinstance(value, torch.Tensor) or not (value.is_floating_point() or value.is_complex()):
+        return
+    bad = torch.isnan(value) if allow_inf else ~torch.isfinite(value)
+    count = int(bad.sum())
+    if not count:
+        return
+    where = tuple(bad.nonzero()[0].tolist())
+    found = value[where].item()
+    rule = "must not contain NaN" if allow_inf else "must be finite (no NaN or infinity)"
+    index = where[0] if len(where) == 1 else where
+    more = f" ({count} such values in all)" if count > 1 else ""
+    raise MetricInputError(f"Argument `{name}` {rule}, got {found} at index {index}{more}")
+
+
+def check_finite(*named: tuple[str, Any], allow_inf: bool = False) -> None:
+    """Raise ``MetricInputError`` when one of the ``(argument name, tensor)`` pairs holds a NaN (or,
+    unless ``allow_inf``, an infinity): the message names the argument, the value and its index.
+
+    Values that are not floating tensors pass. The common case costs one reduction per tensor and
+    one host read for all of them (:func:`may_hold_nonfinite`): a host sync, so metrics run it
+    with ``validate_args`` only, before any state is touched.
+
+    >>> import torch
+    >>> check_finite(("preds", torch.tensor([0.5, 1.0])), ("target", torch.tensor([1, 0])))
+    >>> check_finite(("preds", torch.tensor([0.5, float("inf")])), allow_inf=True)
+    >>> check_finite(("preds", torch.tensor([0.5, 1.0])), ("target", torch.tensor([0.0, float("nan")])))
+    Traceback (most recent call last):
+    ...
+    lightning_metrics.utilities.exceptions.MetricInputError: Argument `target` must be finite (no NaN or infinity), got nan at index 1
+    """
+    import torch
+
+    flags = [(name, value, may_hold_nonfinite(value, allow_inf)) for name, value in named]
+    flags = [(name, value, flag) for name, value, flag in flags if flag is not None]
+    if not flags:
+        return
+    device = flags[0][2].device
+    answers = torch.stack([flag.to(device) for *_, flag in flags]).tolist()
+    for (name, value, _), flagged in zip(flags, answers):
+        if flagged:
+            raise_if_nonfinite(name, value, allow_inf)
+
+
 def _allclose(a: Any, b: Any) -> bool:
     import torch
 

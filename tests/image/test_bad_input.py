@@ -3,6 +3,8 @@ the value, raised before anything changes, so a rejected batch leaves the metric
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch
 
@@ -113,6 +115,58 @@ BAD_BATCHES = [
      ValueError, r"same batch and channel sizes.*\(2, 3, 16, 16\).*\(2, 2, 8, 8\)"),
 ]
 
+NAN, INF = float("nan"), float("inf")
+
+
+def _poisoned(shape, where, index, value, seed=5):
+    """Good images but for one pixel of ``preds`` (``where=0``) or ``target`` (1) set to ``value``."""
+    batch = list(_images(*shape, seed=seed))
+    batch[where] = batch[where].clone()
+    batch[where][index] = value
+    return tuple(batch)
+
+
+def _finite_message(name, value, index):
+    return rf"`{name}` must be finite \(no NaN or infinity\), got {value} at index {re.escape(str(index))}$"
+
+
+# NaN and infinite pixels: every image metric refuses them (one would poison the state for good)
+NON_FINITE = [
+    ("PeakSignalNoiseRatio", {"data_range": 1.0}, (2, 3, 8, 8), "preds", NAN, (1, 2, 3, 4)),
+    ("PeakSignalNoiseRatio", {"data_range": 1.0}, (2, 3, 8, 8), "target", INF, (0, 0, 0, 0)),
+    ("PeakSignalNoiseRatio", {"data_range": (0.0, 1.0)}, (2, 3, 8, 8), "preds", -INF, (0, 1, 7, 7)),  # before clamping
+    ("PeakSignalNoiseRatio", {"data_range": 1.0, "dim": (1, 2, 3), "reduction": "none"}, (2, 3, 8, 8), "target",
+     NAN, (1, 0, 0, 1)),
+    ("PeakSignalNoiseRatioWithBlockedEffect", {"data_range": 1.0}, (2, 1, 16, 16), "preds", NAN, (0, 0, 5, 5)),
+    ("StructuralSimilarityIndexMeasure", {"data_range": 1.0}, (2, 3, 16, 16), "target", NAN, (0, 1, 3, 3)),
+    ("StructuralSimilarityIndexMeasure", {}, (2, 3, 16, 16), "preds", -INF, (1, 2, 15, 0)),
+    ("StructuralSimilarityIndexMeasure", {"data_range": 1.0, "return_full_image": True}, (2, 3, 16, 16), "preds",
+     INF, (1, 0, 8, 8)),
+    ("MultiScaleStructuralSimilarityIndexMeasure", {"data_range": 1.0, "betas": (0.5, 0.5)}, (1, 1, 48, 48),
+     "preds", NAN, (0, 0, 20, 21)),
+    ("UniversalImageQualityIndex", {}, (2, 3, 16, 16), "target", INF, (1, 1, 1, 1)),
+    ("ErrorRelativeGlobalDimensionlessSynthesis", {}, (2, 3, 8, 8), "preds", NAN, (0, 2, 4, 4)),
+    ("SpectralAngleMapper", {}, (2, 3, 8, 8), "target", NAN, (1, 0, 2, 2)),
+    ("RootMeanSquaredErrorUsingSlidingWindow", {}, (2, 3, 16, 16), "preds", INF, (0, 0, 9, 9)),
+    ("RelativeAverageSpectralError", {}, (2, 3, 16, 16), "target", NAN, (1, 2, 0, 15)),
+    ("SpatialCorrelationCoefficient", {}, (2, 3, 16, 16), "preds", NAN, (0, 1, 2, 3)),
+    ("VisualInformationFidelity", {}, (1, 1, 41, 41), "target", INF, (0, 0, 20, 20)),
+    ("SpectralDistortionIndex", {}, (2, 3, 16, 16), "preds", NAN, (1, 1, 1, 1)),
+]
+BAD_BATCHES += [
+    (name, kwargs, shape, _poisoned(shape, ("preds", "target").index(arg), index, value), ValueError,
+     _finite_message(arg, value, index))
+    for name, kwargs, shape, arg, value, index in NON_FINITE
+    if name != "SpectralDistortionIndex"
+]
+BAD_BATCHES += [
+    ("SpectralDistortionIndex", {}, (2, 3, 16, 16),
+     (_images(2, 3, 16, 16)[0], _poisoned((2, 3, 8, 8), 1, (1, 2, 3, 3), NAN)[1]), ValueError,
+     _finite_message("target", NAN, (1, 2, 3, 3))),
+    ("TotalVariation", {}, (2, 3, 8, 8), (_poisoned((2, 3, 8, 8), 0, (1, 1, 1, 1), -INF)[0],), ValueError,
+     _finite_message("img", -INF, (1, 1, 1, 1))),
+]
+
 
 def _good_batch(name, shape, seed):
     if name == "TotalVariation":
@@ -151,6 +205,46 @@ def test_bad_function_arguments():
         lmf.image_gradients(preds[0, 0])
     with pytest.raises(ValueError, match="`hp_filter` must be a 2-D tensor"):
         lmf.spatial_correlation_coefficient(preds, target, hp_filter=torch.ones(3, 3, 3))
+
+
+@pytest.mark.parametrize("name", ["SpatialDistortionIndex", "QualityWithNoReference"])
+@pytest.mark.parametrize("key", ["ms", "pan", "pan_lr"])
+def test_pan_sharpening_dict_targets_must_be_finite(name, key):
+    def batch(seed, bad=False):
+        gen = torch.Generator().manual_seed(seed)
+        preds = torch.rand(1, 2, 32, 32, generator=gen)
+        target = {"ms": torch.rand(1, 2, 16, 16, generator=gen), "pan": torch.rand(1, 2, 32, 32, generator=gen),
+                  "pan_lr": torch.rand(1, 2, 16, 16, generator=gen)}
+        if bad:
+            target[key][0, 1, 3, 4] = NAN
+        return preds, target
+
+    assert_rejected_untouched(getattr(lmi, name), [batch(0), batch(1)], batch(2, bad=True),
+                              needles=(f"`target['{key}']`", "nan at index (0, 1, 3, 4)"))
+
+
+@pytest.mark.parametrize(
+    ("name", "kwargs", "shape"),
+    [("PeakSignalNoiseRatio", {"data_range": 1.0}, (2, 3, 8, 8)),
+     ("StructuralSimilarityIndexMeasure", {}, (2, 3, 16, 16)),
+     ("RelativeAverageSpectralError", {}, (2, 3, 16, 16)),
+     ("TotalVariation", {}, (2, 3, 8, 8))],
+)
+def test_validate_args_false_skips_the_finiteness_check(name, kwargs, shape):
+    """``validate_args`` is a keyword argument here (torchmetrics' image classes have none)."""
+    batch = _poisoned(shape, 0, (0, 0, 1, 1), NAN)[: 1 if name == "TotalVariation" else 2]
+    metric = getattr(lmi, name)(validate_args=False, **kwargs)
+    metric.update(*batch)  # no check, no host read: the NaN goes in
+    assert metric.update_count == 1
+    with pytest.raises(ValueError, match="`validate_args` must be a bool, got 'no'"):
+        getattr(lmi, name)(validate_args="no", **kwargs)
+
+
+def test_functions_do_not_check_finiteness():
+    """A function returns NaN for NaN pixels, as torchmetrics does (no host read per call)."""
+    preds, target = _poisoned((2, 3, 16, 16), 0, (0, 0, 1, 1), NAN)
+    assert lmf.peak_signal_noise_ratio(preds, target, data_range=1.0).isnan()
+    assert lmf.structural_similarity_index_measure(preds, target, data_range=1.0).isnan()
 
 
 def test_pan_sharpening_targets_must_be_dicts_with_ms_and_pan():

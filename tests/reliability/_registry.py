@@ -378,11 +378,12 @@ class Entry:
 
     def unchecked(self) -> Entry:
         """This configuration with ``validate_args=False`` and ``nan_strategy="disable"`` where the
-        public class takes them: the update path without value checks (which read values back)."""
+        public class takes them (``validate_args`` of the image and audio classes through ``**kwargs``):
+        the update path without value checks (which read values back)."""
         public = getattr(_package(_lib("lightning_metrics"), self.package), self.name)
         params = inspect.signature(public.__new__ if "__new__" in public.__dict__ else public.__init__).parameters
         kwargs = dict(self.kwargs)
-        if "validate_args" in params:
+        if "validate_args" in params or "validate_args" in getattr(public, "_keyword_arguments", {}):
             kwargs["validate_args"] = False
         if "nan_strategy" in params:
             kwargs["nan_strategy"] = "disable"

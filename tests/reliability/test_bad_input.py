@@ -170,7 +170,8 @@ ALWAYS_CHECKED = {
     "TheilsU": "labels are checked against num_classes (no validate_args in the API)",
     "TschuprowsT": "labels are checked against num_classes (no validate_args in the API)",
     "ClusterAccuracy": "labels are checked against num_classes, as torchmetrics' confusion matrix does",
-    "Perplexity": "target classes outside the vocabulary are rejected: the index would fault on an accelerator",
+    "Perplexity": "target classes outside the vocabulary (the index would fault on an accelerator) and NaN "
+    "logits are rejected, in one read",
     "PanopticQuality": "unknown predicted categories raise, as torchmetrics; segments are found with unique",
     "ModifiedPanopticQuality": "unknown predicted categories raise, as torchmetrics; segments are found with unique",
 }

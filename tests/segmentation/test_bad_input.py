@@ -1,5 +1,6 @@
 """Bad arguments and bad batches: a clear error naming the argument and the value, and a rejected
-batch leaves the metric (and a collection) exactly as it was."""
+batch leaves the metric (and a collection) exactly as it was: its states, its update count and
+``compute()`` (:func:`tests._bad_input.assert_rejected_untouched`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import torch
 import lightning_metrics.functional.segmentation as lmf
 import lightning_metrics.segmentation as lms
 from lightning_metrics import MetricCollection
+from tests._bad_input import assert_rejected_untouched
 from tests.segmentation._cases import class_maps, one_hot
 
 C = 4
@@ -57,12 +59,13 @@ def test_bad_function_arguments() -> None:
         lmf.mean_iou(preds, target, input_format="index")
 
 
-def _good(input_format: str) -> tuple[torch.Tensor, torch.Tensor]:
-    preds, target = class_maps(torch.Generator().manual_seed(1), 3, C, (5, 5))
+def _good(input_format: str, seed: int = 1) -> tuple[torch.Tensor, torch.Tensor]:
+    gen = torch.Generator().manual_seed(seed)
+    preds, target = class_maps(gen, 3, C, (5, 5))
     if input_format == "one-hot":
         return one_hot(preds, C), one_hot(target, C)
     if input_format == "mixed":
-        return torch.randn(3, C, 5, 5) + 4 * one_hot(preds, C), target
+        return torch.randn(3, C, 5, 5, generator=gen) + 4 * one_hot(preds, C), target
     return preds, target
 
 
@@ -79,6 +82,17 @@ def _not_binary(preds, target):
     preds = preds.clone()
     preds[1, 2, 0, 0] = 2
     return preds, target
+
+
+def _scores(value: float, as_one_hot: bool = False):
+    """Float scores (argmax-ed into class maps) with one ``value`` at ``(2, 1, 3, 4)``."""
+
+    def make(preds, target):
+        scores = torch.randn(3, C, 5, 5, generator=torch.Generator().manual_seed(4))
+        scores[2, 1, 3, 4] = value
+        return scores, (one_hot(target, C) if as_one_hot and target.ndim == 3 else target)
+
+    return make
 
 
 BAD_BATCHES = [
@@ -146,6 +160,29 @@ BAD_BATCHES = [
         ValueError,
         "`ignore_index`=255",
     ),
+    # NaN scores have no argmax (infinite ones are logits): rejected with validate_args, as in classification
+    (
+        "mixed",
+        {},
+        _scores(float("nan")),
+        ValueError,
+        r"`preds` must not contain NaN, got nan at index \(2, 1, 3, 4\)$",
+    ),
+    (
+        "one-hot",
+        {},
+        _scores(float("nan"), as_one_hot=True),
+        ValueError,
+        r"`preds` must not contain NaN, got nan at index \(2, 1, 3, 4\)$",
+    ),
+    (
+        "index",
+        {},
+        lambda p, t: (p, t.double()),
+        TypeError,
+        "`target` must hold integer class indices.*float64",
+    ),
+    ("index", {}, lambda p, t: (p, t.tolist()), TypeError, "`target` must be a torch.Tensor, got list"),
 ]
 METRICS = ("MeanIoU", "DiceScore", "GeneralizedDiceScore", "HausdorffDistance")
 
@@ -169,16 +206,18 @@ def _same_states(a: dict, b: dict) -> bool:
 def test_bad_batch_is_rejected_and_leaves_the_state(name, input_format, kwargs, make, error, message) -> None:
     if name == "HausdorffDistance" and "ignore_index" in kwargs:
         pytest.skip("no ignore_index on the Hausdorff distance")
-    metric = getattr(lms, name)(num_classes=C, input_format=input_format, **kwargs)
-    good = _good(input_format)
-    metric.update(*good)
-    before, value = _states(metric), metric.compute()
-    with pytest.raises(error, match=message):
-        metric.update(*make(*good))
-    assert _same_states(_states(metric), before)
-    assert metric.update_count == 1
-    after = metric.compute()
-    assert torch.equal(after.nan_to_num(3.5), value.nan_to_num(3.5))
+    good = [_good(input_format, seed) for seed in (1, 2)]
+    build = lambda: getattr(lms, name)(num_classes=C, input_format=input_format, **kwargs)  # noqa: E731
+    assert_rejected_untouched(build, good, make(*good[0]), errors=error, match=message)
+
+
+@pytest.mark.parametrize("name", METRICS)
+def test_validate_args_false_skips_the_nan_check_and_inf_scores_are_logits(name) -> None:
+    good = _good("mixed")
+    unchecked = getattr(lms, name)(num_classes=C, input_format="mixed", validate_args=False)
+    unchecked.update(*_scores(float("nan"))(*good))  # no check, no host read for it
+    for value in (float("inf"), -float("inf")):
+        getattr(lms, name)(num_classes=C, input_format="mixed").update(*_scores(value)(*good))
 
 
 def test_a_collection_rejects_a_batch_as_a_whole() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from lightning_metrics.functional.audio._projection import ratio_db
+from lightning_metrics.functional.audio._projection import check_signals, ratio_db
 from lightning_metrics.utilities.checks import check_bool  # noqa: F401  (re-exported: one bool check)
 
 
@@ -69,8 +69,10 @@ def complex_scale_invariant_signal_noise_ratio(preds: Tensor, target: Tensor, ze
     >>> complex_scale_invariant_signal_noise_ratio(target + 0.1 * target.flip(1), target)
     tensor([20.4496])
     """
-    return ratio_db(complex_as_real(preds, "preds"), complex_as_real(target, "target"), zero_mean=zero_mean,
-                    scale_invariant=True)
+    real_preds, real_target = complex_as_real(preds, "preds"), complex_as_real(target, "target")
+    if preds.shape != target.shape:
+        check_signals(preds, target)  # the shape error names the shapes given, not the flattened ones
+    return ratio_db(real_preds, real_target, zero_mean=zero_mean, scale_invariant=True)
 
 
 def source_aggregated_signal_distortion_ratio(

@@ -7,8 +7,9 @@ image, so a state is a handful of ``cat`` tensors whatever the number of images.
 
 Structure checks (a list, dicts, keys, tensors, shapes, dtypes, equal lengths, masks of one size
 per image) read nothing from the device and always run. Value checks (finite coordinates,
-``x2 >= x1`` and ``y2 >= y1``, 0/1 crowd flags) read one flag per batch back and run with
-``validate_args``. Messages name the argument, the image index and the key.
+``x2 >= x1`` and ``y2 >= y1``, finite scores, 0/1 crowd flags, finite non-negative areas) read one
+flag per batch back and run with ``validate_args``, before anything is kept. Messages name the
+argument, the image index, the key and the value.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import torch
 from torch import Tensor
 
 from lightning_metrics.functional.detection._boxes import BOX_FORMATS, convert_boxes
-from lightning_metrics.utilities.checks import check_choice
+from lightning_metrics.utilities.checks import check_choice, may_hold_nonfinite, raise_if_nonfinite
 
 IOU_TYPES = ("bbox", "segm")
 _GEOMETRY_KEY = {"bbox": "boxes", "segm": "masks"}
@@ -174,7 +175,7 @@ def flatten_batch(
         det_counts.append(n)
         gt_counts.append(m)
     if validate_args:
-        _check_values(boxes, out["gt_crowd"], box_format)
+        _check_values(boxes, out["gt_crowd"], out["gt_area"], out["det_scores"], box_format)
     device = _device(preds, target)
     result: dict[str, Any] = {
         "det_scores": _cat(out["det_scores"], torch.float64, device),
@@ -218,14 +219,28 @@ def _xywh(parts: list[Tensor], box_format: str, device: torch.device) -> Tensor:
     return torch.cat([convert_boxes(p, box_format, "xywh").to(torch.float64) for p in parts])
 
 
-def _check_values(boxes: dict[str, list[Tensor]], crowds: list[Tensor], box_format: str) -> None:
-    """Finite boxes with ``x2 >= x1``, ``y2 >= y1`` (``w, h >= 0``) and 0/1 crowd flags: one read per batch."""
+def _check_values(
+    boxes: dict[str, list[Tensor]],
+    crowds: list[Tensor],
+    areas: list[Tensor],
+    scores: list[Tensor],
+    box_format: str,
+) -> None:
+    """Finite boxes with ``x2 >= x1``, ``y2 >= y1`` (``w, h >= 0``), finite scores, 0/1 crowd flags and
+    finite non-negative areas: one read per batch."""
     groups = [(name, "boxes", boxes[side], lambda b: _bad_boxes(b, box_format))
               for side, name in (("det", "preds"), ("gt", "target")) if boxes[side]]
     groups.append(("target", "iscrowd", crowds, lambda c: ~((c == 0) | (c == 1))))
+    groups.append(("target", "area", areas, lambda a: ~((a >= 0) & (a < float("inf")))))  # NaN fails too
     flags = [(name, key, parts, check(torch.cat(parts))) for name, key, parts, check in groups if parts]
-    if not flags or not bool(torch.stack([bad.any() for *_, bad in flags]).any()):
+    # a NaN score would rank anywhere and an infinite one first: neither is a confidence
+    scores_flag = may_hold_nonfinite(torch.cat(scores)) if scores else None
+    questions = [bad.any() for *_, bad in flags] + ([scores_flag] if scores_flag is not None else [])
+    if not questions or not bool(torch.stack(questions).any()):
         return
+    if scores_flag is not None and bool(scores_flag):
+        for i, image_scores in enumerate(scores):
+            raise_if_nonfinite(f"preds[{i}]['scores']", image_scores)
     for name, key, parts, bad in flags:
         if not bool(bad.any()):
             continue
@@ -236,11 +251,28 @@ def _check_values(boxes: dict[str, list[Tensor]], crowds: list[Tensor], box_form
         value = parts[i][row].tolist()
         if key == "iscrowd":
             raise ValueError(f"Argument `{name}[{i}]['iscrowd']` must hold 0 or 1, got {value!r} at index {row}")
+        if key == "area":
+            raise ValueError(
+                f"Argument `{name}[{i}]['area']` must hold finite non-negative areas, got {value!r} "
+                f"at index {row}"
+            )
         rule = "x2 >= x1 and y2 >= y1" if box_format == "xyxy" else "w >= 0 and h >= 0"
         raise ValueError(
             f"Argument `{name}[{i}]['boxes']` row {row} is {value}: boxes in {box_format!r} format must be "
             f"finite with {rule}"
         )
+
+
+def check_finite_boxes(parts: dict[str, list[Tensor]]) -> None:
+    """Finite coordinates in every image's boxes (``{"preds": [...], "target": [...]}``, one tensor per
+    image): one host read for the batch; on failure the message names the image and the value."""
+    flags = [(name, boxes, may_hold_nonfinite(torch.cat(boxes))) for name, boxes in parts.items() if boxes]
+    flags = [(name, boxes, flag) for name, boxes, flag in flags if flag is not None]
+    if not flags or not bool(torch.stack([flag for *_, flag in flags]).any()):
+        return
+    for name, boxes, _ in flags:
+        for i, image_boxes in enumerate(boxes):
+            raise_if_nonfinite(f"{name}[{i}]['boxes']", image_boxes)
 
 
 def _bad_boxes(boxes: Tensor, box_format: str) -> Tensor:

@@ -66,21 +66,31 @@ def _series(name: str, value: Any) -> Tensor:
 
 
 def nominal_labels(
-    preds: Tensor, target: Tensor, nan_strategy: str, nan_replace_value: float | None
+    preds: Tensor, target: Tensor, nan_strategy: str, nan_replace_value: float | None, as_long: bool = True
 ) -> tuple[Tensor, Tensor]:
-    """Both series as int64 categories, NaN handled by ``nan_strategy``."""
+    """Both series as int64 categories, NaN handled by ``nan_strategy``.
+
+    ``as_long=False`` (the modular metrics, which check the range next): floating series stay
+    floating, truncated, with their infinities, so that an error can show the value given.
+    """
     preds, target = _series("preds", preds), _series("target", target)
     if preds.shape[0] != target.shape[0]:
         raise ValueError(
             f"Arguments `preds` and `target` must hold the same number of samples, got {preds.shape[0]} and "
             f"{target.shape[0]}"
         )
-    if nan_strategy == "replace":
+    if nan_strategy == "replace" and not as_long:  # NaN only: an infinity stays one
+        preds, target = (v.masked_fill(v.isnan(), nan_replace_value) if v.is_floating_point() else v
+                         for v in (preds, target))
+    elif nan_strategy == "replace":
         preds = preds.nan_to_num(nan_replace_value) if preds.is_floating_point() else preds
         target = target.nan_to_num(nan_replace_value) if target.is_floating_point() else target
     elif preds.is_floating_point() or target.is_floating_point():
         keep = ~(_isnan(preds) | _isnan(target))
         preds, target = preds[keep], target[keep]
+    if not as_long:
+        preds, target = (v.trunc() if v.is_floating_point() else v for v in (preds, target))
+        return preds, target
     return preds.long(), target.long()
 
 

@@ -47,6 +47,22 @@ def fleiss_counts(ratings: Any, mode: str) -> Tensor:
     return ratings.long()
 
 
+def check_count_values(ratings: Tensor) -> None:
+    """Counts of raters are non-negative (one host read), or a ``ValueError`` naming the first other.
+
+    >>> check_count_values(torch.tensor([[2, -1, 1], [1, 1, 0]]))
+    Traceback (most recent call last):
+    ...
+    ValueError: Argument `ratings` must hold non-negative counts of raters when `mode`='counts', got -1 at index (0, 1)
+    """
+    if ratings.numel() and bool(ratings.min() < 0):
+        where = tuple((ratings < 0).nonzero()[0].tolist())
+        raise ValueError(
+            "Argument `ratings` must hold non-negative counts of raters when `mode`='counts', "
+            f"got {ratings[where].item()} at index {where}"
+        )
+
+
 def fleiss_statistics(counts: Tensor) -> dict[str, Tensor]:
     """The sums the score needs, for one batch of counts (all int64)."""
     per_sample = counts.sum(1)

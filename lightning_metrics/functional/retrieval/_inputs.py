@@ -3,7 +3,10 @@
 Inputs follow torchmetrics: ``preds`` floats, ``target`` bool, integer or float, ``indexes`` the
 query id of each document; all of the same shape and flattened. Scores are kept as float32 and
 targets as float32 (exact for binary and for integer grades below 2**24; torchmetrics computes its
-gains in float32 too). A binary measure accepts only targets equal to 0 or 1, in any dtype.
+gains in float32 too). A binary measure accepts only targets equal to 0 or 1, in any dtype; the
+normalized DCG takes graded relevance, finite and non-negative (scikit-learn's ``ndcg_score``
+refuses negative grades too; torchmetrics takes them and can return values outside [0, 1]).
+Scores must not be NaN (a NaN has no rank; infinite scores rank first or last, as logits do).
 """
 
 from __future__ import annotations
@@ -13,7 +16,12 @@ from typing import Any, Callable, Optional, Union
 import torch
 from torch import Tensor
 
-from lightning_metrics.utilities.checks import check_choice, check_type
+from lightning_metrics.utilities.checks import (
+    check_choice,
+    check_type,
+    may_hold_nonfinite,
+    raise_if_nonfinite,
+)
 
 EMPTY_TARGET_ACTIONS = ("error", "skip", "neg", "pos")
 AGGREGATIONS = ("mean", "median", "min", "max")
@@ -106,6 +114,27 @@ def _not_binary(target: Tensor) -> Tensor:
     return (target != 0) & (target != 1)
 
 
+def _not_a_grade(target: Tensor) -> Tensor:
+    """Graded relevance must be finite and non-negative (NaN fails ``>= 0``)."""
+    if not target.is_floating_point():
+        return target < 0
+    return ~((target >= 0) & (target < float("inf")))
+
+
+def _raise_not_a_grade(target: Tensor, bad: Tensor, name: str) -> None:
+    value = target[bad][0].item()
+    raise ValueError(
+        f"Argument `target` must hold finite non-negative relevance grades for {name}, got {value!r}"
+    )
+
+
+def _target_rule(target: Tensor, allow_non_binary_target: bool) -> Optional[tuple[Callable, Callable]]:
+    """The check of ``target`` values and its error: binary, graded, or none for bool targets."""
+    if target.dtype == torch.bool:
+        return None
+    return (_not_a_grade, _raise_not_a_grade) if allow_non_binary_target else (_not_binary, _raise_not_binary)
+
+
 def format_query(
     preds: Tensor, target: Tensor, allow_non_binary_target: bool = False, name: str = "this measure"
 ) -> tuple[Tensor, Tensor]:
@@ -122,10 +151,15 @@ def format_query(
             f"Arguments `preds` and `target` must be non-empty and non-scalar, got shape {tuple(preds.shape)}"
         )
     _check_dtypes(preds, target)
-    if not allow_non_binary_target and target.dtype != torch.bool:
-        bad = _not_binary(target)
-        if bool(bad.any()):
-            _raise_not_binary(target, bad, name)
+    # the values' questions in one host read: NaN scores, and targets outside the measure's rule
+    rule = _target_rule(target, allow_non_binary_target)
+    bad = rule[0](target) if rule is not None else None
+    questions = [may_hold_nonfinite(preds, allow_inf=True)] + ([bad.any()] if bad is not None else [])
+    answers = torch.stack(questions).tolist()
+    if answers[0]:
+        raise_if_nonfinite("preds", preds, allow_inf=True)
+    if bad is not None and answers[1]:
+        rule[1](target, bad, name)
     return preds.reshape(-1).float(), target.reshape(-1).float()
 
 
@@ -140,9 +174,10 @@ def format_batch(
 ) -> tuple[Tensor, Tensor, Tensor]:
     """Check and flatten one batch of documents of many queries; drop the ``ignore_index`` ones.
 
-    One host sync answers the data-dependent questions (are some documents ignored, is an integer
-    or float target binary); none is needed for bool targets without ``ignore_index``. With
-    ``validate=False`` there is none at all: targets are not checked, and ignored documents are
+    One host sync answers the data-dependent questions (are some documents ignored, is a score
+    NaN, does an integer or float target follow the measure's rule: binary, or graded finite and
+    non-negative), all before anything is kept; ignored documents are not checked. With
+    ``validate=False`` there is no host sync at all: nothing is checked, and ignored documents are
     kept with a NaN target, to be dropped at compute (:func:`drop_ignored`).
     """
     if indexes is None:
@@ -158,24 +193,29 @@ def format_batch(
     if indexes.is_floating_point() or indexes.is_complex() or indexes.dtype == torch.bool:
         raise ValueError(f"Argument `indexes` must be a tensor of integers (query ids), got {indexes.dtype}")
     _check_dtypes(preds, target)
-    preds, target, indexes = preds.reshape(-1), target.reshape(-1), indexes.reshape(-1)
     if not validate:
+        preds, target, indexes = preds.reshape(-1), target.reshape(-1), indexes.reshape(-1)
         marked = target.float()
         if ignore_index is not None:
             marked = torch.where(target == ignore_index, torch.full_like(marked, float("nan")), marked)
         return indexes.long(), preds.float(), marked
-    # every data-dependent question of this batch in one host read
-    questions, keep, bad = [], None, None
-    if ignore_index is not None:
-        keep = target != ignore_index
-        questions.append(~keep.all())
-    if not allow_non_binary_target and target.dtype != torch.bool:
-        bad = _not_binary(target) if keep is None else _not_binary(target) & keep
-        questions.append(bad.any())
-    answers = torch.stack(questions).tolist() if questions else []
-    if bad is not None and answers[-1]:
-        _raise_not_binary(target, bad, name)
-    if keep is not None and answers[0]:
+    # every data-dependent question of this batch in one host read (in the input's shape, so that
+    # an error gives the index the caller knows)
+    keep = None if ignore_index is None else target != ignore_index
+    scored = preds if keep is None else preds.where(keep, 0.0)  # an ignored document's score is not read
+    rule = _target_rule(target, allow_non_binary_target)
+    bad = None if rule is None else (rule[0](target) if keep is None else rule[0](target) & keep)
+    questions = {"ignored": None if keep is None else ~keep.all(), "bad": None if bad is None else bad.any(),
+                 "nan": may_hold_nonfinite(scored, allow_inf=True)}
+    asked = [k for k, q in questions.items() if q is not None]
+    answers = dict(zip(asked, torch.stack([questions[k] for k in asked]).tolist())) if asked else {}
+    if answers.get("nan"):
+        raise_if_nonfinite("preds", scored, allow_inf=True)
+    if answers.get("bad"):
+        rule[1](target, bad, name)
+    preds, target, indexes = preds.reshape(-1), target.reshape(-1), indexes.reshape(-1)
+    if answers.get("ignored"):
+        keep = keep.reshape(-1)
         preds, target, indexes = preds[keep], target[keep], indexes[keep]
     return indexes.long(), preds.float(), target.float()
 

@@ -157,9 +157,10 @@ def retrieval_r_precision(preds: Tensor, target: Tensor) -> Tensor:
 def retrieval_normalized_dcg(preds: Tensor, target: Tensor, top_k: Optional[int] = None) -> Tensor:
     """Normalized discounted cumulative gain of one query, with graded relevance.
 
-    The gain of a document is its target (any number); tied scores share the mean gain of their
-    group (as scikit-learn's ``ndcg_score``); the result is divided by the DCG of the ideal order
-    (0 where that is 0). ``top_k`` keeps the first k ranks.
+    The gain of a document is its target (a finite non-negative grade: a negative one raises, as in
+    scikit-learn's ``ndcg_score``, where torchmetrics takes it); tied scores share the mean gain of
+    their group (as scikit-learn's ``ndcg_score``); the result is divided by the DCG of the ideal
+    order (0 where that is 0). ``top_k`` keeps the first k ranks.
 
     >>> import torch
     >>> preds = torch.tensor([0.1, 0.8, 0.4, 0.4])
@@ -169,7 +170,7 @@ def retrieval_normalized_dcg(preds: Tensor, target: Tensor, top_k: Optional[int]
     >>> retrieval_normalized_dcg(preds, target, top_k=2)
     tensor(0.2221)
     """
-    preds, target = format_query(preds, target, allow_non_binary_target=True)
+    preds, target = format_query(preds, target, allow_non_binary_target=True, name="retrieval_normalized_dcg")
     check_top_k(top_k)
     return _value(measures.normalized_dcg(_rank_one(preds, target), top_k))
 

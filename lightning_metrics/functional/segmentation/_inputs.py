@@ -12,9 +12,9 @@ Each tensor becomes an :class:`Operand`: a class map (``kind="index"``, shape ``
 stack of masks (``kind="mask"``, shape ``(N, C, ...)``). The counting and distance code takes
 operands, so a class map stays a class map all the way to the histogram.
 
-Value checks (labels in range, masks 0/1) read the data back to the host and run only with
-``validate_args=True``; shape checks are free and always run. Messages name the argument and
-the offending value.
+Value checks (labels in range, masks 0/1, no NaN scores) read the data back to the host and run
+only with ``validate_args=True``; shape checks are free and always run. Messages name the argument
+and the offending value.
 """
 
 from __future__ import annotations
@@ -26,7 +26,11 @@ import torch
 from torch import Tensor
 
 from lightning_metrics.functional.classification._inputs import _check_values, check_in
-from lightning_metrics.utilities.checks import check_bool  # noqa: F401  (re-exported: one bool check)
+from lightning_metrics.utilities.checks import (  # noqa: F401  (check_bool re-exported: one bool check)
+    check_bool,
+    may_hold_nonfinite,
+    raise_if_nonfinite,
+)
 
 INPUT_FORMATS = ("one-hot", "index", "mixed")
 
@@ -228,7 +232,12 @@ def _one_hot_operand(name: str, value: Tensor, num_classes: int, validate: bool)
             raise ValueError(
                 f"Argument `{name}` has {channels} score channels, more than `num_classes`={num_classes}"
             )
-        return Operand("index", value.max(dim=1).indices)
+        best = value.max(dim=1)
+        if validate:  # a pixel's maximum is NaN when one of its scores is (infinite logits are fine)
+            flag = may_hold_nonfinite(best.values, allow_inf=True)
+            if flag is not None and bool(flag):
+                raise_if_nonfinite(name, value, allow_inf=True)
+        return Operand("index", best.indices)
     if value.is_complex():
         raise TypeError(f"Argument `{name}` must be a 0/1 mask or float scores, got dtype {value.dtype}")
     if channels != num_classes:

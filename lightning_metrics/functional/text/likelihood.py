@@ -17,7 +17,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from lightning_metrics.utilities.checks import check_optional_int
+from lightning_metrics.utilities.checks import check_optional_int, may_hold_nonfinite, raise_if_nonfinite
 
 
 def check_ignore_index(ignore_index: object) -> None:
@@ -54,7 +54,9 @@ def perplexity_sums(
     """The summed negative log-probability of the targets (float64) and how many were counted (int64).
 
     The log-probabilities are a ``log_softmax`` in float64, so a token whose probability underflows
-    in float32 still gets its finite log-probability.
+    in float32 still gets its finite log-probability. One host read checks the counted tokens: a
+    class outside the vocabulary, or a NaN logit, raises (``-inf`` logits, a masked vocabulary, are
+    fine).
     """
     _check_inputs(preds, target)
     vocab = preds.shape[-1]
@@ -64,14 +66,21 @@ def perplexity_sums(
     index = torch.where(keep, flat, 0)
     if index.numel():
         low, high = torch.aminmax(index)
-        if bool((low < 0) | (high >= vocab)):  # one host sync: a bad index must not reach the kernel
+        # a row's sum is NaN when one of its logits is (or when +inf meets -inf: then nothing is found)
+        row_sums = torch.where(keep, logits.sum(1, dtype=torch.float64), 0.0)
+        nan = may_hold_nonfinite(row_sums, allow_inf=True)
+        outside, has_nan = torch.stack([(low < 0) | (high >= vocab), nan]).tolist()  # one host sync
+        if has_nan:
+            counted = torch.where(keep[:, None], logits, 0.0).reshape(preds.shape)  # ignored ones unread
+            raise_if_nonfinite("preds", counted, allow_inf=True)
+        if outside:  # a bad index must not reach the kernel
             bad = index[(index < 0) | (index >= vocab)][0].item()
             raise ValueError(
                 f"Argument `target` holds the class {bad}, outside the vocabulary [0, {vocab}) of `preds`"
                 + (f" (and is not `ignore_index`={ignore_index})" if ignore_index is not None else "")
             )
     log_probs = torch.log_softmax(logits.to(torch.float64), dim=1).gather(1, index[:, None])[:, 0]
-    return -(log_probs * keep).sum(), keep.sum()
+    return -torch.where(keep, log_probs, 0.0).sum(), keep.sum()  # a NaN of an ignored token stays out
 
 
 def perplexity_from_sums(total: Tensor, count: Tensor, dtype: torch.dtype = torch.float32) -> Tensor:
