@@ -47,12 +47,8 @@ DEVIATIONS: dict[str, str] = {
     "utilities.plot:plot_curve": "torchmetrics' matplotlib internals; use lightning_metrics.plotting",
     "attr:DaviesBouldinScore:higher_is_better": "lower is better for the Davies-Bouldin index (torchmetrics says True)",
     "attr:NormalizedMutualInfoScore:plot_upper_bound": "NMI lies in [0, 1]; torchmetrics' upper bound of 0.0 is a slip",
-    "retrieval.base:RetrievalMetric": "torchmetrics' base for per-query `_metric` subclasses; ours is vectorised "
-    "over all queries (lightning_metrics.retrieval._base), so a per-query subclass has nothing to override",
-    "functional.clustering.adjusted_mutual_info_score:expected_mutual_info_score":
-        "torchmetrics' internal step of AMI; ours is vectorised inside the contingency core",
     # detection
-    "detection.helpers:CocoBackend": "the COCO protocol runs natively: there is no pycocotools/faster-coco-eval backend",
+    "detection.helpers:CocoBackend": "the COCO protocol runs natively: pycocotools/faster-coco-eval are never loaded",
     "attr:MeanAveragePrecision:full_state_update": _EXACT_MERGE,
     **{f"attr:{name}:full_state_update": _EXACT_MERGE for name in (
         "IntersectionOverUnion", "GeneralizedIntersectionOverUnion", "DistanceIntersectionOverUnion",
@@ -73,7 +69,10 @@ _RETRIEVAL = ("RetrievalAUROC", "RetrievalFallOut", "RetrievalHitRate", "Retriev
               "RetrievalNormalizedDCG", "RetrievalPrecision", "RetrievalPrecisionRecallCurve", "RetrievalRPrecision",
               "RetrievalRecall", "RetrievalRecallAtFixedPrecision")
 _SACREBLEU = "convention='sacrebleu' returns sacrebleu's value (the standard the field reports), /100"
-_MAP_VALIDATE = "validate_args=False skips the value checks of boxes (finite, x2 >= x1) and their host read"
+_MAP_VALIDATE = (
+    "validate_args=False skips the value checks (finite boxes with x2 >= x1, finite scores, 0/1 crowd flags, "
+    "finite non-negative areas) and their host read"
+)
 EXTENSIONS: dict[str, str] = {
     **{f"{name}:convention": _SACREBLEU for name in (
         "SacreBLEUScore", "CHRFScore", "TranslationEditRate", "sacre_bleu_score", "chrf_score", "translation_edit_rate")},
@@ -92,9 +91,21 @@ EXTENSIONS: dict[str, str] = {
 HELPER_MODULES = {
     "functional.regression.utils": "torchmetrics' private argument checks",
     "classification.base": "torchmetrics' private task-wrapper base class",
-    "functional.clustering.utils": "torchmetrics' helpers; ours live in the contingency core with other signatures",
-    "functional.segmentation.utils": "torchmetrics' helpers (distance transform, edges); ours have other signatures",
     "functional.text.helper_embedding_metric": "datasets of torchmetrics' model-based text metrics (not offered)",
+}
+# Names the walk above does not see (private, or wrapped in functools.lru_cache) that code written for
+# torchmetrics imports from these paths: served with torchmetrics' signatures.
+BEYOND_THE_WALK = {
+    "retrieval.base": ("_retrieval_aggregate",),
+    "functional.clustering.utils": (
+        "_validate_average_method_arg", "_is_real_discrete_label", "_validate_intrinsic_cluster_data",
+        "_validate_intrinsic_labels_to_samples",
+    ),
+    "functional.segmentation.utils": ("get_neighbour_tables", "table_surface_area"),
+    "detection.helpers": (
+        "_input_validator", "_fix_empty_tensors", "_validate_iou_type_arg", "_get_classes",
+        "_warning_on_too_many_detections",
+    ),
 }
 CLASS_ATTRIBUTES = (
     "is_differentiable",
@@ -237,6 +248,14 @@ def _check_class_attributes(path, name, theirs, ours):
             assert isinstance(mine, property) == isinstance(reference, property), key
             continue
         assert mine == reference or (mine != mine and reference != reference), f"{key}: {mine!r} != {reference!r}"
+
+
+@pytest.mark.parametrize(("path", "name"), [(p, n) for p, names in BEYOND_THE_WALK.items() for n in names])
+def test_helpers_beyond_the_walk_resolve_with_torchmetrics_signatures(path, name):
+    ours = getattr(importlib.import_module(f"lightning_metrics.{path}"), name)
+    theirs = getattr(importlib.import_module(f"torchmetrics.{path}"), name)
+    assert ours.__module__.startswith("lightning_metrics."), ours
+    assert _signature(ours) == _signature(theirs), f"{path}.{name}: {inspect.signature(ours)} != {inspect.signature(theirs)}"
 
 
 @pytest.mark.parametrize("domain", NOT_OFFERED_DOMAINS)

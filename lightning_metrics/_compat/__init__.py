@@ -44,7 +44,7 @@ ROOT = "lightning_metrics"
 _SOURCES = {"collections": f"{ROOT}.collection", "metric": f"{ROOT}.metric"}
 # The two namespaces that gather names from every domain (``torchmetrics`` and ``.functional``).
 _NAMESPACES = ("", "functional")
-# torchmetrics metrics that need downloaded network weights or external tools: never offered here.
+# torchmetrics metrics (and helpers) that need downloaded network weights or external tools: never offered here.
 _NEEDS_WEIGHTS = frozenset(
     "FrechetInceptionDistance KernelInceptionDistance InceptionScore LearnedPerceptualImagePatchSimilarity "
     "DeepImageStructureAndTextureSimilarity MemorizationInformedFrechetInceptionDistance ARNIQA "
@@ -56,7 +56,9 @@ _NEEDS_WEIGHTS = frozenset(
     "perceptual_path_length clip_image_quality_assessment clip_score bert_score infolm "
     "perceptual_evaluation_speech_quality short_time_objective_intelligibility "
     "speech_reverberation_modulation_energy_ratio deep_noise_suppression_mean_opinion_score "
-    "non_intrusive_speech_quality_assessment video_multi_method_assessment_fusion".split()
+    "non_intrusive_speech_quality_assessment video_multi_method_assessment_fusion "
+    # the COCO backends (pycocotools, faster-coco-eval) of detection.helpers: the protocol runs natively
+    "CocoBackend".split()
 )
 _IMPORT_FROM = dis.opmap["IMPORT_FROM"]
 

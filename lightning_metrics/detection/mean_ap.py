@@ -38,8 +38,10 @@ class MeanAveragePrecision(Metric):
     pycocotools' mergesort) and capped at ``max_detection_thresholds[-1]``; greedy matching at every
     IoU threshold; crowd regions (``iscrowd=1``) matched without being used up, with IoU = overlap /
     detection area; the area ranges small (``area <= 32**2``), medium and large; 101-point
-    interpolated precision; -1 for a class without ground truth. pycocotools, faster-coco-eval and
-    torchvision are not needed; ``backend`` is accepted for compatibility and ignored.
+    interpolated precision; -1 for a class without ground truth; by default pycocotools' own
+    thresholds (IoU 0.5:0.05:0.95 and recall 0:0.01:1, the float64 values of its ``np.linspace``).
+    pycocotools, faster-coco-eval and torchvision are not needed; ``backend`` is accepted for
+    compatibility and ignored.
 
     Inputs, per image, as torchmetrics takes them: ``preds`` a list of dicts with ``boxes``
     ``(N, 4)`` (in ``box_format``), ``scores`` ``(N,)``, ``labels`` ``(N,)`` (integers) and, for
@@ -65,12 +67,19 @@ class MeanAveragePrecision(Metric):
     number of runs back from the device (one sync per image); boxes need none with
     ``validate_args=False``.
 
-    Deliberate differences from torchmetrics (pycocotools backend): ``map`` uses the largest
-    detection cap (pycocotools reads 100 and gives -1 without it; faster-coco-eval reads the
-    largest); with masks only, images without ground truth still count; ``ious`` holds empty
-    tensors where pycocotools has ``[]``; the per-class keys are always present. Extension:
-    ``validate_args`` (``False`` skips the value checks of boxes and crowd flags: finite,
-    ``x2 >= x1``; structure, key, dtype and shape checks always run).
+    Deliberate differences from torchmetrics (pycocotools backend): with ``max_detection_thresholds``
+    that do not include 100, ``map`` is the mAP at the largest cap, as ``map_50``, ``map_75`` and the
+    per-area mAPs are; pycocotools, and so torchmetrics, read ``map`` at 100 detections only and give
+    -1 (faster-coco-eval reads the largest cap, as here). The default thresholds are pycocotools'
+    float64 values where torchmetrics passes it float32 ones (``torch.linspace(...).tolist()``): a
+    recall landing exactly on a threshold (3 of 5 ground truths at 0.6) reaches it here and in
+    pycocotools, not in torchmetrics, whose ``map`` on ordinary data then differs by 1e-5 to 1e-3
+    (``rec_thresholds=torch.linspace(0.0, 1.0, 101).tolist()`` gives torchmetrics' value). With masks
+    only, images without ground truth still count; ``ious`` holds empty tensors where pycocotools
+    has ``[]``; the per-class keys are always present. Extension:
+    ``validate_args`` (``False`` skips the value checks of boxes, scores, crowd flags and areas:
+    finite boxes with ``x2 >= x1``, finite scores, 0/1 flags, finite non-negative areas, and their
+    host read; structure, key, dtype and shape checks always run).
 
     Ties in scores between images are broken by image order, as pycocotools does: the order of
     ``update`` calls; ``merge_state`` puts the incoming images first; after a distributed sync the

@@ -6,10 +6,14 @@ collection then reads ``_forward_cache`` and calls ``compute()``, ``reset()`` an
 our :class:`~lightning_metrics.Metric` provides. ``torchmetrics.Metric`` is an abstract base
 class, so registering ours as a *virtual* subclass is enough: no subclassing, no wrapper.
 
-This is the one place that touches torchmetrics, lazily: ``import lightning_metrics`` calls
-:func:`install`, which imports nothing. It registers at once if torchmetrics is already imported,
-or else puts a finder first on ``sys.meta_path`` that lets torchmetrics' import run (Lightning
-imports it, one of its dependencies), registers, and steps aside. No entry point is needed, so a
+``LightningModule.log_dict`` takes a collection down its own path when it passes
+``isinstance(value, torchmetrics.MetricCollection)``, a plain class: :func:`see_our_collections`
+makes the name Lightning checks against accept ours too.
+
+This is the one place that touches torchmetrics and Lightning, lazily: ``import lightning_metrics`` calls
+:func:`install`, which imports nothing. It acts at once on what is already imported, and puts a finder
+first on ``sys.meta_path`` that lets the imports of torchmetrics (a dependency of Lightning) and of
+Lightning's ``core.module`` run, then acts. No entry point is needed, so a
 checkout on ``sys.path`` behaves as an installed package. This module imports no Lightning.
 """
 
@@ -41,11 +45,59 @@ def register_with_torchmetrics() -> bool:
     return True
 
 
+class _CollectionCheck(type):
+    """The metaclass of the ``MetricCollection`` that Lightning's module checks ``log_dict`` values against:
+    torchmetrics' collections and ours pass (see :func:`see_our_collections`)."""
+
+    _torchmetrics: type
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        from lightning_metrics.collection import MetricCollection
+
+        return isinstance(obj, (cls._torchmetrics, MetricCollection))
+
+    def __subclasscheck__(cls, sub: type) -> bool:
+        from lightning_metrics.collection import MetricCollection
+
+        return issubclass(sub, (cls._torchmetrics, MetricCollection))
+
+
+def see_our_collections(module: Any) -> bool:
+    """Make ``LightningModule.log_dict`` take our ``MetricCollection`` down its collection path, as it does
+    torchmetrics' (names with prefix and postfix, members not copied under compute groups).
+
+    ``torchmetrics.MetricCollection`` is a plain class, which cannot take a virtual subclass as
+    ``torchmetrics.Metric`` does; so the name that Lightning's ``core.module`` checks against is
+    replaced by a class that both collections pass (``isinstance`` answers as for torchmetrics' own
+    otherwise). ``module`` is ``lightning.pytorch.core.module`` or ``pytorch_lightning.core.module``;
+    returns whether it holds the check now.
+    """
+    current = getattr(module, "MetricCollection", None)
+    if current is None:
+        return False
+    if not isinstance(current, _CollectionCheck):
+        module.MetricCollection = _CollectionCheck("MetricCollection", (), {"_torchmetrics": current})
+    return True
+
+
+# modules whose import runs a hook of ours once it has run (the name Lightning's core.module binds comes
+# from torchmetrics, so that module is patched after its own import, whichever package comes first)
+_LIGHTNING_MODULES = ("lightning.pytorch.core.module", "pytorch_lightning.core.module")
+
+
+def _after_import(fullname: str) -> None:
+    if fullname == "torchmetrics":
+        register_with_torchmetrics()
+    else:
+        see_our_collections(sys.modules[fullname])
+
+
 class _AfterTorchmetrics(importlib.abc.MetaPathFinder):
-    """First on ``sys.meta_path`` until torchmetrics is imported; then registers and leaves."""
+    """First on ``sys.meta_path``: registers ours with torchmetrics once it is imported, and shows our
+    collections to Lightning's ``log_dict`` once either Lightning package's ``core.module`` is."""
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Optional[Any]:
-        if fullname != "torchmetrics":
+        if fullname != "torchmetrics" and fullname not in _LIGHTNING_MODULES:
             return None
         for finder in sys.meta_path:
             if finder is self or not hasattr(finder, "find_spec"):
@@ -56,23 +108,21 @@ class _AfterTorchmetrics(importlib.abc.MetaPathFinder):
 
                 def exec_module(module: Any) -> None:
                     run(module)
-                    _uninstall()
-                    register_with_torchmetrics()
+                    _after_import(fullname)
 
                 spec.loader.exec_module = exec_module  # this loader instance serves torchmetrics only
                 return spec
         return None
 
 
-def _uninstall() -> None:
-    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _AfterTorchmetrics)]
-
-
 def install() -> None:
-    """Register now if torchmetrics is imported, else as soon as it is (once)."""
+    """Register now what is imported already; the rest as soon as it is imported (a finder, once)."""
     if "torchmetrics" in sys.modules:
         register_with_torchmetrics()
-    elif not any(isinstance(f, _AfterTorchmetrics) for f in sys.meta_path):
+    for name in _LIGHTNING_MODULES:
+        if name in sys.modules:
+            see_our_collections(sys.modules[name])
+    if not any(isinstance(f, _AfterTorchmetrics) for f in sys.meta_path):
         sys.meta_path.insert(0, _AfterTorchmetrics())
 
 
@@ -87,4 +137,4 @@ def callbacks_factory() -> list[Any]:
     return []
 
 
-__all__ = ["callbacks_factory", "install", "register_with_torchmetrics"]
+__all__ = ["callbacks_factory", "install", "register_with_torchmetrics", "see_our_collections"]

@@ -25,6 +25,7 @@ from torch import Tensor
 from lightning_metrics.functional.retrieval import _measures as measures
 from lightning_metrics.functional.retrieval._grouping import RankedQueries
 from lightning_metrics.functional.retrieval._inputs import check_adaptive_k, check_max_fpr, check_top_k
+from lightning_metrics.plotting import _methods as _plot_methods
 from lightning_metrics.retrieval._base import RetrievalMetric
 from lightning_metrics.utilities.memo import derived
 
@@ -56,7 +57,15 @@ def _top_k_init(
     self._configure(locals())
 
 
-class _TopKMetric(RetrievalMetric):
+class _Score(RetrievalMetric):
+    """A measure whose per-query values lie in ``[0, 1]`` (plots bounded so, as torchmetrics')."""
+
+    plot = _plot_methods.plot_value
+    plot_lower_bound: Optional[float] = 0.0
+    plot_upper_bound: Optional[float] = 1.0
+
+
+class _TopKMetric(_Score):
     """A measure at a cut-off ``top_k`` (``None``: every document)."""
 
     top_k_zero_means_all = False  # torchmetrics' MAP and MRR read ``top_k=0`` as every document
@@ -215,9 +224,11 @@ class RetrievalHitRate(_TopKMetric):
 
 
 class RetrievalNormalizedDCG(_TopKMetric):
-    """Normalized discounted cumulative gain at ``top_k``, with graded relevance (any numbers as
-    targets; tied scores share their mean gain, as scikit-learn's ``ndcg_score``). A query whose
-    targets sum to 0 goes by ``empty_target_action``.
+    """Normalized discounted cumulative gain at ``top_k``, with graded relevance (finite
+    non-negative grades as targets: with ``validate_args`` a negative, NaN or infinite one raises,
+    as scikit-learn's ``ndcg_score`` refuses negative grades, where torchmetrics takes them; tied
+    scores share their mean gain, as scikit-learn's ``ndcg_score``). A query whose targets sum to 0
+    goes by ``empty_target_action``.
 
     State: 16 bytes per document, shared by the retrieval metrics of a collection.
 
@@ -244,7 +255,7 @@ class RetrievalNormalizedDCG(_TopKMetric):
         return measures.normalized_dcg(ranked, self.top_k, ideal)
 
 
-class RetrievalRPrecision(RetrievalMetric):
+class RetrievalRPrecision(_Score):
     """R-precision: per query, the precision at R, its number of relevant documents.
 
     State: 16 bytes per document, shared by the retrieval metrics of a collection.

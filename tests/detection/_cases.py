@@ -93,12 +93,12 @@ def detection_data(
     return preds, target
 
 
-def _draw(gen: torch.Generator, boxes: Tensor, size: int) -> Tensor:
+def _draw(gen: torch.Generator, boxes: Tensor, size: int, empty: bool = True) -> Tensor:
     ys = torch.arange(size, dtype=torch.float32)[:, None] + 0.5
     xs = torch.arange(size, dtype=torch.float32)[None, :] + 0.5
     out = torch.zeros(boxes.shape[0], size, size, dtype=torch.bool)
     for k, (x1, y1, x2, y2) in enumerate(boxes.tolist()):
-        kind = int(torch.randint(0, 5, (1,), generator=gen))
+        kind = int(torch.randint(0 if empty else 1, 5, (1,), generator=gen))
         if kind == 0:
             continue  # an empty mask
         if kind == 1:
@@ -116,3 +116,43 @@ def shard(items: list, rank: int, world: int, idle_rank: Optional[int] = None) -
     per = [len(items) // world + (r < len(items) % world) for r in range(world)]
     start = sum(per[:rank])
     return items[start : start + per[rank]]
+
+
+def ordinary_data(
+    seed: int,
+    num_images: int = 300,
+    num_classes: int = 80,
+    detections: int = 100,
+    side: float = 500.0,
+    masks: bool = False,
+) -> tuple[list[dict], list[dict]]:
+    """``(preds, target)`` of ordinary detector output (issue 36's kind): no crowds, no tied scores.
+
+    Each image has 1-19 ground truths of random sizes (all three area ranges) and classes, and
+    ``detections`` jittered copies of them (jitter from 2% to 40% of the size; 70% keep the class,
+    the others get a random one) with ``torch.rand`` scores. Many classes with a handful of ground
+    truths each make recalls land exactly on recall thresholds (3 of 5 is 0.6), where float32
+    thresholds read another precision. With ``masks`` each object also gets a mask (a filled ellipse
+    or rectangle inside its box; ``side`` is then the image's size in pixels).
+    """
+    gen = torch.Generator().manual_seed(seed)
+    preds, target = [], []
+    for _ in range(num_images):
+        m = int(torch.randint(1, 20, (1,), generator=gen))
+        gt = _boxes(gen, m, side)
+        gt_labels = torch.randint(0, num_classes, (m,), generator=gen)
+        source = torch.randint(0, m, (detections,), generator=gen)
+        wh = (gt[source, 2:] - gt[source, :2]).repeat(1, 2)
+        amount = torch.empty(detections, 1).uniform_(0.02, 0.4, generator=gen)
+        det = gt[source] + amount * wh * torch.randn(detections, 4, generator=gen)
+        det = torch.cat([torch.minimum(det[:, :2], det[:, 2:]), torch.maximum(det[:, :2], det[:, 2:])], 1)
+        det = det.clamp(0, side)
+        keep = torch.rand(detections, generator=gen) < 0.7
+        det_labels = torch.where(keep, gt_labels[source], torch.randint(0, num_classes, (detections,), generator=gen))
+        p = {"boxes": det, "scores": torch.rand(detections, generator=gen), "labels": det_labels}
+        t = {"boxes": gt, "labels": gt_labels}
+        if masks:
+            p["masks"], t["masks"] = _draw(gen, det, int(side), empty=False), _draw(gen, gt, int(side), empty=False)
+        preds.append(p)
+        target.append(t)
+    return preds, target

@@ -4,7 +4,7 @@ The datasets are built as torchmetrics' pycocotools backend builds them: boxes c
 ``xywh`` with torchvision's float32 arithmetic (written out here in numpy), ground-truth areas
 given or computed (box ``w * h``, mask pixels), annotation ids from 1, masks run-length encoded by
 pycocotools. Every image is listed, also for masks (see the deviations in
-``lightning_metrics.functional.detection.mean_ap``).
+``lightning_metrics.functional.detection.mean_ap``). Default thresholds are pycocotools' own.
 """
 
 from __future__ import annotations
@@ -97,14 +97,15 @@ def coco_eval(
     categories = [0] if micro else labels
     gt = _coco(_dataset(target, False, iou_type, box_format, micro, categories, both))
     dt = _coco(_dataset(preds, True, iou_type, box_format, micro, categories, both))
-    iou_thr = iou_thresholds or torch.linspace(0.5, 0.95, 10).tolist()
-    rec_thr = rec_thresholds or torch.linspace(0.0, 1.0, 101).tolist()
     caps = sorted(max_detection_thresholds or [1, 10, 100])
 
     def run(cat_ids: Optional[list] = None) -> COCOeval:
         ev = COCOeval(gt, dt, iouType=iou_type)
-        ev.params.iouThrs = np.array(iou_thr, dtype=np.float64)
-        ev.params.recThrs = np.array(rec_thr, dtype=np.float64)
+        # thresholds not given: pycocotools' own (float64; torchmetrics would set float32 ones)
+        if iou_thresholds:
+            ev.params.iouThrs = np.array(iou_thresholds, dtype=np.float64)
+        if rec_thresholds:
+            ev.params.recThrs = np.array(rec_thresholds, dtype=np.float64)
         ev.params.maxDets = caps
         if cat_ids is not None:
             ev.params.catIds = cat_ids
@@ -120,8 +121,8 @@ def coco_eval(
     # pycocotools' summary reads cap 100 for `map`; the largest cap is used instead (documented)
     s = precision[:, :, :, 0, -1]
     stats[0] = np.mean(s[s > -1]) if (s > -1).any() else -1.0
-    out = {"stats": stats, "precision": precision, "recall": ev.eval["recall"], "scores": ev.eval["scores"],
-           "ious": ev.ious}
+    out = {"stats": stats, "pycocotools_stats": np.array(ev.stats, dtype=np.float64), "precision": precision,
+           "recall": ev.eval["recall"], "scores": ev.eval["scores"], "ious": ev.ious}
     if class_metrics:
         if micro:
             gt = _coco(_dataset(target, False, iou_type, box_format, False, labels, both))

@@ -42,11 +42,18 @@ def test_torchmetrics_documented_segm_example() -> None:
     preds = [{"masks": torch.tensor([mask_pred], dtype=torch.bool), "scores": torch.tensor([0.536]),
               "labels": torch.tensor([0])}]
     target = [{"masks": torch.tensor([mask_tgt], dtype=torch.bool), "labels": torch.tensor([0])}]
-    result = MeanAveragePrecision(iou_type="segm")(preds, target)
+    # the IoU is 3 / 5 = 0.6: torchmetrics' float32 threshold 0.6000000238 misses it, pycocotools' 0.6 does not
+    float32_thresholds = torch.linspace(0.5, 0.95, 10).tolist()
+    result = MeanAveragePrecision(iou_type="segm", iou_thresholds=float32_thresholds)(preds, target)
     expected = {"map": 0.2, "map_50": 1.0, "map_75": 0.0, "map_large": -1.0, "map_medium": -1.0, "map_small": 0.2,
                 "mar_1": 0.2, "mar_10": 0.2, "mar_100": 0.2, "mar_small": 0.2}
     for key, value in expected.items():
         assert float(result[key]) == pytest.approx(value, abs=1e-4), key
+    result = MeanAveragePrecision(iou_type="segm")(preds, target)  # pycocotools' default thresholds
+    names = ("map", "map_50", "map_75", "map_small", "map_medium", "map_large", "mar_1", "mar_10", "mar_100")
+    reference = coco_eval(preds, target, iou_type="segm")["pycocotools_stats"]
+    assert [float(result[k]) for k in names] == pytest.approx(reference[:9].tolist(), abs=1e-6)
+    assert float(result["map"]) == pytest.approx(0.3) and float(result["mar_100"]) == pytest.approx(0.3)
 
 
 def test_no_images_and_images_without_objects() -> None:
@@ -145,10 +152,14 @@ def test_bad_arguments(kwargs: dict, message: str) -> None:
 
 
 def test_arguments_are_recorded_as_torchmetrics_does() -> None:
+    """The default thresholds are pycocotools' float64 values (torchmetrics records float32 ones)."""
+    import numpy as np
+
     metric = MeanAveragePrecision(iou_type="segm", max_detection_thresholds=[100, 1, 10])
     assert metric.iou_type == ("segm",) and metric.max_detection_thresholds == [1, 10, 100]
-    assert metric.iou_thresholds == torch.linspace(0.5, 0.95, 10).tolist()
-    assert len(metric.rec_thresholds) == 101
+    assert metric.iou_thresholds == np.linspace(0.5, 0.95, 10).tolist()
+    assert metric.rec_thresholds == np.linspace(0.0, 1.0, 101).tolist()
+    assert MeanAveragePrecision(rec_thresholds=[0.25, 0.75]).rec_thresholds == [0.25, 0.75]
 
 
 def test_mask_state_grows_with_objects_not_images() -> None:

@@ -106,3 +106,75 @@ def test_entry_point_registers_for_every_trainer() -> None:
         "assert isinstance(MulticlassAccuracy(3), torchmetrics.Metric)\n"
     )
     subprocess.run([sys.executable, "-c", code], cwd=str(ROOT), check=True, timeout=120)
+
+
+def _log_dict_model(package):
+    """``self.log_dict(collection)`` after a forward, under compute groups: the torchmetrics idiom."""
+
+    class Model(L.LightningModule):
+        def __init__(self) -> None:
+            super().__init__()
+            torch.manual_seed(0)
+            self.layer = nn.Linear(NUM_FEATURES, NUM_CLASSES)
+            c = package.classification
+            members = {"acc": c.MulticlassAccuracy(NUM_CLASSES), "f1": c.MulticlassF1Score(NUM_CLASSES),
+                       "prec": c.MulticlassPrecision(NUM_CLASSES, average="micro")}
+            self.train_metrics = package.MetricCollection(members, prefix="train_", compute_groups=True)
+            self.val_metrics = self.train_metrics.clone(prefix="val_")
+
+        def training_step(self, batch, batch_idx):
+            x, y = batch
+            logits = self.layer(x)
+            self.log_dict(self.train_metrics(logits, y), on_step=True, on_epoch=False)
+            return nn.functional.cross_entropy(logits, y)
+
+        def validation_step(self, batch, batch_idx):
+            x, y = batch
+            self.val_metrics.update(self.layer(x), y)
+            self.log_dict(self.val_metrics)  # the collection itself: Lightning computes and resets each member
+
+        def configure_optimizers(self):
+            return torch.optim.SGD(self.parameters(), lr=0.1)
+
+    return Model()
+
+
+def test_log_dict_of_a_collection_takes_lightnings_collection_path(tmp_path: Path) -> None:
+    """Lightning's ``log_dict`` checks ``isinstance(value, torchmetrics.MetricCollection)``: ours passes that
+    check in Lightning's module, so compute groups and prefixes follow its collection path, and every
+    logged value equals torchmetrics' in a real 2-epoch fit."""
+    from lightning.pytorch.core import module as core_module
+
+    assert isinstance(lm.MetricCollection({"a": lm.aggregation.SumMetric()}), core_module.MetricCollection)
+    assert isinstance(torchmetrics.MetricCollection([torchmetrics.SumMetric()]), core_module.MetricCollection)
+    assert not isinstance({"a": 1}, core_module.MetricCollection)
+
+    def logged(out: Path, package) -> list[dict[str, str]]:
+        trainer = L.Trainer(**trainer_kwargs(out, max_epochs=2, log_every_n_steps=1))
+        model = _log_dict_model(package)
+        trainer.fit(model, loader(64, seed=0), loader(37, seed=1))
+        with open(Path(trainer.logger.log_dir) / "metrics.csv") as handle:
+            return list(csv.DictReader(handle)), model
+
+    (ours, model), (theirs, _) = logged(tmp_path / "ours", lm), logged(tmp_path / "tm", torchmetrics)
+    assert len(ours) == len(theirs) and {"train_acc", "val_acc", "val_f1", "val_prec"} <= set(ours[0])
+    for mine, reference in zip(ours, theirs):
+        for key, value in reference.items():
+            assert (mine[key] == "") == (value == ""), key
+            if value and key not in ("epoch", "step"):
+                assert float(mine[key]) == pytest.approx(float(value), rel=1e-6, abs=1e-7), key
+    # Lightning reset each member at the epoch end: they share one state again
+    assert model.val_metrics.compute_groups == {0: ["acc", "f1", "prec"]}
+
+
+def test_log_dict_sees_our_collections_whatever_was_imported_first() -> None:
+    for first in ("import lightning_metrics, lightning.pytorch", "import lightning.pytorch, lightning_metrics",
+                  "import pytorch_lightning, lightning_metrics"):
+        package = "pytorch_lightning" if "pytorch_lightning" in first else "lightning.pytorch"
+        code = (
+            f"{first}\n"
+            f"from {package}.core import module\n"
+            "assert isinstance(lightning_metrics.MetricCollection([lightning_metrics.aggregation.SumMetric()]), "
+            "module.MetricCollection)\n"
+        )
+        subprocess.run([sys.executable, "-c", code], cwd=str(ROOT), check=True, timeout=120)

@@ -14,4 +14,8 @@ from lightning_metrics.functional.clustering import labels as _labels
 from lightning_metrics.functional.clustering.embeddings import *  # noqa: F403
 from lightning_metrics.functional.clustering.labels import *  # noqa: F403
 
+# torchmetrics' ``functional.clustering.adjusted_mutual_info_score.expected_mutual_info_score``: its
+# path is served from this package (lightning_metrics._compat), not star-exported (torchmetrics does not)
+from lightning_metrics.functional.clustering.utils import expected_mutual_info_score  # noqa: E402,F401
+
 __all__ = [*_embeddings.__all__, *_labels.__all__]

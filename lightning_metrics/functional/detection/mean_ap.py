@@ -11,6 +11,10 @@ Where the result differs from torchmetrics (whose default backend is pycocotools
 - ``map`` uses the largest detection cap, as every other number does (pycocotools' ``summarize``
   reads the cap 100 and gives -1 when 100 is not among ``max_detection_thresholds``;
   faster-coco-eval uses the largest one);
+- the default IoU and recall thresholds are pycocotools' (float64 ``np.linspace`` values), not the
+  float32 values torchmetrics passes it: where a recall equals a threshold (3 of 5 ground truths
+  at 0.6), torchmetrics reads the precision one true positive later (see
+  :func:`default_rec_thresholds`);
 - with masks only (``iou_type="segm"``), an image without ground-truth masks still counts: its
   detections are false positives (torchmetrics leaves such images out of the COCO dataset it
   builds, so their detections are ignored; with boxes it keeps them);
@@ -44,14 +48,39 @@ _STAT_NAMES = ("map", "map_50", "map_75", "map_small", "map_medium", "map_large"
 _RECALL_AREAS = ("mar_small", "mar_medium", "mar_large")
 
 
+def _numpy_linspace(start: float, stop: float, num: int) -> list[float]:
+    """``numpy.linspace(start, stop, num)`` bit for bit: ``i * step + start`` in float64, the last ``stop``.
+
+    (``torch.linspace`` in float64 rounds some values differently, and in float32 all but a few.)
+    """
+    step = (stop - start) / (num - 1)
+    return [i * step + start for i in range(num - 1)] + [stop]
+
+
 def default_iou_thresholds() -> list[float]:
-    """torchmetrics' IoU thresholds 0.5:0.05:0.95 (float32 values, as it builds them)."""
-    return torch.linspace(0.5, 0.95, round((0.95 - 0.5) / 0.05) + 1).tolist()
+    """pycocotools' IoU thresholds 0.5:0.05:0.95, the float64 values of its ``np.linspace``.
+
+    torchmetrics passes pycocotools float32 values instead (``torch.linspace(...).tolist()``): an IoU
+    between, say, 0.55 and float32(0.55) = 0.55000001 is matched at 0.55 here and in pycocotools' own
+    defaults, not in torchmetrics.
+
+    >>> default_iou_thresholds()[:3]
+    [0.5, 0.55, 0.6]
+    """
+    return _numpy_linspace(0.5, 0.95, round((0.95 - 0.5) / 0.05) + 1)
 
 
 def default_rec_thresholds() -> list[float]:
-    """torchmetrics' recall thresholds 0:0.01:1 (float32 values, as it builds them)."""
-    return torch.linspace(0.0, 1.00, round(1.00 / 0.01) + 1).tolist()
+    """pycocotools' recall thresholds 0:0.01:1, the float64 values of its ``np.linspace``.
+
+    Not torchmetrics' float32 values: a recall that equals a threshold, such as 3 of 5 ground truths
+    at 0.6, reaches it here and in pycocotools; in torchmetrics float32(0.6) = 0.60000002 is above
+    3 / 5, and the precision at 0.6 is read one true positive later (a lower value, or 0).
+
+    >>> default_rec_thresholds()[:4]
+    [0.0, 0.01, 0.02, 0.03]
+    """
+    return _numpy_linspace(0.0, 1.0, round(1.00 / 0.01) + 1)
 
 
 def check_map_args(
@@ -259,7 +288,8 @@ def mean_average_precision(
 
     Inputs and arguments as :class:`~lightning_metrics.detection.MeanAveragePrecision`; ``backend``
     is accepted and ignored (the protocol runs here). ``validate_args=False`` skips the value
-    checks of the boxes (finite, ``x2 >= x1``) and their host read.
+    checks of the boxes (finite, ``x2 >= x1``), the scores (finite), the crowd flags (0/1), the
+    areas (finite, non-negative) and their host read.
 
     >>> import torch
     >>> from lightning_metrics.functional.detection import mean_average_precision
