@@ -1,4 +1,4 @@
-"""The accelerator check of issue 22, ready to run on a CUDA machine (well under 4 minutes); writes a JSON.
+"""The accelerator check of issues 22 and 41, for a CUDA machine (well under 4 minutes); writes a JSON.
 
 1. Every public metric of the test registry (``tests/reliability/_registry.py``), built with
    ``validate_args=False`` (and ``nan_strategy="disable"``), updates on the GPU under
@@ -12,10 +12,21 @@
    8-metric collection at C in {10, 1000}, the same without its confusion matrix at C=1000 (whose batch
    matrix is read through its summary only), and lone aggregation and regression metrics (their
    batch sums and moment rows).
+5. The domains that landed since (issue 41; ``benchmarks/_gpu_sections``), each run on the CPU and on
+   the device with the same inputs: time of the updates and compute on each (wall, synchronized), values
+   equal, every state tensor on the device, and one update under the sync debug mode (not for text):
+   ``MeanAveragePrecision`` (bbox, 500 images x 100 detections x 80 classes); MAP, MRR, NDCG and
+   precision@10 in one collection with ``indexes`` (8,000 queries x 40 documents); ``WordErrorRate``
+   and ``BLEUScore`` (strings on the host, counts on the device: state placement and values only);
+   SSIM and PSNR on 2 batches of 16x3x256x256; MeanIoU + DiceScore on 2 batches of 8x21x256x256 (class
+   indices and one-hot); a 2-epoch ``MetricsCallback`` fit with ``accelerator="gpu", devices=1``
+   whose logged values per epoch equal the same fit's on the CPU.
 
-Without a CUDA device it prints why and exits 0, writing ``{"skipped": ...}``.
+Without a CUDA device it prints why and exits 0, writing ``{"skipped": ...}``; ``--device cpu`` runs
+checks 4 and 5 with the CPU in the device's place (their plumbing, end to end; ``--scale 0.05
+--section-repeats 1`` for a quick run), the CUDA-only checks 1-3 marked as not run.
 
-Run: ``PYTHONPATH=$PWD python benchmarks/gpu_check.py [OUT.json] [--repeats 50]``
+Run: ``PYTHONPATH=$PWD python benchmarks/gpu_check.py [OUT.json] [--repeats 50] [--device cpu] [--scale 1]``
 """
 
 from __future__ import annotations
@@ -30,18 +41,10 @@ from typing import Any, Callable
 
 import torch
 from _common import eight, interleaved
+from _gpu_sections import run_sections
+from _gpu_sections import to_device as _to
 
 import lightning_metrics as lm
-
-
-def _to(value: Any, device: torch.device) -> Any:
-    if isinstance(value, torch.Tensor):
-        return value.to(device)
-    if isinstance(value, dict):
-        return {k: _to(v, device) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_to(v, device) for v in value)
-    return value
 
 
 def no_sync_updates(device: torch.device, deadline: float) -> dict[str, Any]:
@@ -213,33 +216,56 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", nargs="?", help="where to write the JSON of the results (default: print it only)")
     parser.add_argument("--repeats", type=int, default=50)
-    parser.add_argument("--budget-s", type=float, default=150.0, help="time for the per-metric check")
+    parser.add_argument("--budget-s", type=float, default=120.0, help="time for the per-metric check")
+    parser.add_argument("--total-budget-s", type=float, default=225.0,
+                        help="the domain sections (check 5) left once this much time has passed are not run")
+    parser.add_argument("--device", choices=("cuda", "cpu"), default="cuda",
+                        help="cpu: checks 4 and 5 against the CPU itself (a dry run of their plumbing)")
+    parser.add_argument("--scale", type=float, default=1.0, help="the domain sections' sizes times this")
+    parser.add_argument("--section-repeats", type=int, default=5, help="timed runs per domain section")
     args = parser.parse_args()
-    if not torch.cuda.is_available():
-        message = "no CUDA device: the GPU check was not run (nothing failed)"
+    if args.device == "cuda" and not torch.cuda.is_available():
+        message = ("no CUDA device: the GPU check was not run (nothing failed); "
+                   "`--device cpu` runs its device-agnostic checks against the CPU")
         print(message)
         _write(args.out, {"skipped": message, "torch": torch.__version__})
         return 0
     warnings.filterwarnings("ignore")
-    device = torch.device("cuda")
-    report: dict[str, Any] = {"torch": torch.__version__, "device": torch.cuda.get_device_name(device)}
+    device = torch.device(args.device)
+    cuda = device.type == "cuda"
+    report: dict[str, Any] = {
+        "torch": torch.__version__,
+        "device": torch.cuda.get_device_name(device) if cuda else "cpu (against itself: a dry run, no device check)",
+        "cpu_threads": torch.get_num_threads(),
+        "scale": args.scale,
+    }
     started = time.monotonic()
-    for name, check in (
-        ("no_sync_updates", lambda: no_sync_updates(device, started + args.budget_s)),
-        ("cuda_graph_replay", lambda: cuda_graph_replay(device)),
-        ("collection_update_timing", lambda: collection_timing(device, args.repeats)),
-        ("forward_values", lambda: forward_values(device)),
-    ):
+    cuda_only = {
+        "no_sync_updates": lambda: no_sync_updates(device, started + args.budget_s),
+        "cuda_graph_replay": lambda: cuda_graph_replay(device),
+        "collection_update_timing": lambda: collection_timing(device, args.repeats),
+    }
+    for name, check in (*cuda_only.items(), ("forward_values", lambda: forward_values(device))):
+        if name in cuda_only and not cuda:
+            report[name] = "not run: CUDA only"
+            continue
         try:
             report[name] = check()
         except Exception:  # noqa: BLE001 - reported, the other checks still run
             report[name] = {"error": traceback.format_exc()}
         print(f"{name}: done after {time.monotonic() - started:.0f} s", flush=True)
+    domains = run_sections(device, args.scale, args.section_repeats, deadline=started + args.total_budget_s,
+                           started=started)
+    report.update(domains)
+    summary: dict[str, Any] = {}
     updates = report.get("no_sync_updates", {})
     if isinstance(updates, dict):
         failed = {k: v for k, v in updates.items() if str(v).startswith("FAIL")}
-        report["summary"] = {"metrics_ok": sum(v == "ok" for v in updates.values()), "metrics_failed": failed}
-        print(json.dumps(report["summary"], indent=2))
+        summary.update(metrics_ok=sum(v == "ok" for v in updates.values()), metrics_failed=failed)
+    summary["sections_ok"] = {name: section.get("ok", False) for name, section in domains.items()}
+    summary["seconds"] = time.monotonic() - started
+    report["summary"] = summary
+    print(json.dumps(summary, indent=2))
     print(json.dumps(report.get("collection_update_timing"), indent=2))
     _write(args.out, report)
     return 0
