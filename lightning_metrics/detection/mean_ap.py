@@ -113,6 +113,11 @@ class MeanAveragePrecision(Metric):
     # image and class IoUs, the precision/recall/score arrays); the Lightning engine neither logs nor
     # draws them, and keeps them in its ``results``
     unlogged_results = ("classes", "ious", "precision", "recall", "scores")
+    # for the loggers: -1 is "undefined", never a value to log or draw; the per-class entries are the
+    # classes in ``classes`` (MetricsCallback keys them by class id)
+    missing_result = -1.0
+    missing_result_reason = "no ground truth in that area range or class this epoch"
+    per_class_ids = "classes"
 
     def __init__(
         self,

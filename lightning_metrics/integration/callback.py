@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Iterable, Optional, Sequence, Union
+from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
 from typing import TYPE_CHECKING
 
@@ -105,7 +105,7 @@ class MetricsCallback(*_BASES):  # type: ignore[misc]
         separator: str = "/",
         prog_bar: Union[bool, Sequence[str]] = False,
         log_on_step: Union[bool, Sequence[str]] = False,
-        class_names: Optional[Sequence[str]] = None,
+        class_names: Optional[Union[Sequence[str], Mapping[int, str]]] = None,
         sinks: Iterable[Any] = (),
         plots: Any = True,
         track_best: Any = False,

@@ -5,7 +5,13 @@ input validation) whatever the batch size, so with small batches that fixed cost
 the time the metrics take in a fit. When every metric of a stage declares
 :attr:`~lightning_metrics.Metric.additive_update` (one update over batches concatenated along
 dim 0 equals one update per batch), the engine keeps up to ``max_batches`` batches (at most
-``max_bytes`` of tensors) and updates once with their concatenation.
+``max_bytes`` of tensors) and updates once with their concatenation. All of the package's metrics
+declare it except ``Running*``, ``MinMaxMetric``, ``BootStrapper``, ``MetricTracker``,
+``MultitaskWrapper``, ``MultioutputWrapper`` with a negative ``output_dim`` and
+``CriticalSuccessIndex`` with ``keep_sequence_dim > 0``; a metric of your own joins in when it
+sets the class attribute ``additive_update = True``. ``MetricsCallback(coalesce_batches=256)``
+sets ``max_batches`` (``1``: an update per batch; the mixin's attribute is
+``metrics_coalesce_batches``).
 
 What stays exactly as without the buffer:
 

@@ -85,7 +85,9 @@ class MetricsEngine(resume.EngineCheckpoints, EngineTaskInference):
         prog_bar: show every scalar in the progress bar, or only the listed names.
         log_on_step: also log the batch values (``"train/acc_step"``) for these stages
             (``True`` means ``("train",)``).
-        class_names: labels of per-class values (``"val/f1/<class>"``); indices otherwise.
+        class_names: labels of per-class values (``"val/f1/<index>_<class>"``): a list indexed by class
+            id or a dict ``{class id: name}``; indices alone otherwise. Detection's per-class results
+            are keyed by the class ids the metric reports (``classes``).
         sinks: writers of non-scalar results (see :mod:`.routing`).
         store: where the per-stage clones live (the mixin passes an ``nn.ModuleDict``).
         owner: the name used in messages.
@@ -173,8 +175,11 @@ class MetricsEngine(resume.EngineCheckpoints, EngineTaskInference):
         step_stages = ("train",) if log_on_step is True else () if log_on_step is False else tuple(log_on_step)
         for stage in step_stages:
             check_choice("log_on_step", stage, STAGES)
-        if class_names is not None and (isinstance(class_names, str) or not isinstance(class_names, Sequence)):
-            raise TypeError(f"Argument `class_names` must be a sequence of names or None, got {class_names!r}")
+        if class_names is not None and (isinstance(class_names, str) or not isinstance(class_names, (Sequence, Mapping))):
+            raise TypeError(
+                f"Argument `class_names` must be a sequence of names (indexed by class id), a dict {{class id: name}} "
+                f"or None, got {class_names!r}"
+            )
         for name, value in (("coalesce_batches", coalesce_batches), ("coalesce_bytes", coalesce_bytes)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"Argument `{name}` must be a positive int, got {value!r}")
@@ -215,13 +220,15 @@ class MetricsEngine(resume.EngineCheckpoints, EngineTaskInference):
         self._inputs_given = inputs is not None
         if self._uses_keys:
             self._input_specs = parse_inputs(inputs, preds_key, target_key, tracked)
+            self._check_inputs_named()
             for stage, template in self.templates.items():
                 self._rebind(stage, template)
         self.step_stages = frozenset(step_stages)
         self.coalesce_batches, self.coalesce_bytes = coalesce_batches, coalesce_bytes
         self.router = Router(
             separator=separator,
-            class_names=list(class_names) if class_names is not None else None,
+            class_names=(dict(class_names) if isinstance(class_names, Mapping) else list(class_names))
+            if class_names is not None else None,
             prog_bar=prog_bar if isinstance(prog_bar, bool) else list(prog_bar),
             sinks=list(sinks),
         )
@@ -258,6 +265,16 @@ class MetricsEngine(resume.EngineCheckpoints, EngineTaskInference):
     def _bind_keys(self, stage: str, template: StageMetrics, spec: Any) -> None:
         """The keys the stage reads from a step's output, and its metrics' bindings (errors now)."""
         self._keys[stage], self._layouts[stage] = bind_keys(template, stage, spec, stage in self.loss_modes)
+
+    def _check_inputs_named(self) -> None:
+        """A per-metric ``inputs`` given for every stage names metrics that some stage has."""
+        named = {n for spec in self._input_specs.values() if spec.every_stage for n, _ in spec.per_metric}
+        if self._pending or not named:
+            return
+        known = {n for t in self.templates.values() for n in t.names()}
+        unknown = sorted(named - known)
+        if unknown:
+            raise ValueError(f"Argument `inputs` names metrics {unknown} that no stage has: {sorted(known)}")
 
     def _rebind(self, stage: str, template: StageMetrics) -> None:
         if not self._uses_keys:
@@ -439,7 +456,8 @@ class MetricsEngine(resume.EngineCheckpoints, EngineTaskInference):
                     value = detach_values(value)
                     self.results[self.router.key(stage, name) + ("" if suffix_idx is None else f"/dataloader_idx_{idx}")] = value
                     self.router.route_value(
-                        stage, name, value, context, suffix_idx, metrics.num_classes(name), metric=metrics.metric(name)
+                        stage, name, value, context, suffix_idx, metrics.num_classes(name), metric=metrics.metric(name),
+                        class_ids=metrics.class_ids(name),
                     )
                     if name in intervals:
                         self._log_interval(trainer, pl_module, stage, name, suffix_idx, intervals[name])

@@ -61,6 +61,9 @@ class StageInputs:
 
     default: KeySpec
     per_metric: tuple[tuple[str, KeySpec], ...] = ()
+    # given once for every stage (``inputs={"ndcg": (...)}``): a name applies to the stages that
+    # have that metric (the engine checks that each name is in some stage)
+    every_stage: bool = False
 
     def spec_of(self, name: str) -> KeySpec:
         return dict(self.per_metric).get(name, self.default)
@@ -83,7 +86,8 @@ def parse_inputs(inputs: Any, preds_key: str, target_key: str, stages: Sequence[
     if isinstance(inputs, Mapping) and inputs and all(not isinstance(v, str) for v in inputs.values()):
         if set(inputs) <= set(STAGES):  # per stage
             return {stage: _stage_inputs(inputs[stage], fallback) if stage in inputs else fallback for stage in stages}
-        return {stage: _stage_inputs(inputs, fallback) for stage in stages}  # per metric
+        per_metric = _stage_inputs(inputs, fallback)  # per metric, for every stage that has it
+        return {stage: StageInputs(per_metric.default, per_metric.per_metric, every_stage=True) for stage in stages}
     return {stage: StageInputs(_key_spec(inputs, "inputs")) for stage in stages}
 
 
@@ -273,7 +277,7 @@ def bind_keys(template: Any, stage: str, spec: StageInputs, with_loss: bool) -> 
     (a :class:`~.stage_metrics.StageMetrics`) to them, so a misfit raises now."""
     names = [n for n in template.names() if template.loss_metric is None or n != "loss"]
     unknown = [name for name, _ in spec.per_metric if name not in names]
-    if unknown:
+    if unknown and not spec.every_stage:
         raise ValueError(f"Argument `inputs` names metrics {unknown} that the {stage!r} stage does not have: {names}")
     keys = tuple(dict.fromkeys(k for name in names for k in spec.spec_of(name).keys))
     layout = ("keys", len(keys), stage, with_loss)

@@ -261,6 +261,23 @@ def write_rendering(loggers: Sequence[Any], rendering: Rendering, step: int) -> 
 
 
 # ----------------------------------------------------------------------- sink
+def figure_epoch(trainer: Any) -> int:
+    """The epoch a figure's title names: the epoch in progress during a fit; in a run of its own
+    (``trainer.test`` or ``trainer.validate`` after a fit or from a checkpoint) the last epoch whose
+    training produced the weights, which Lightning's ``current_epoch`` has already moved past.
+
+    >>> from types import SimpleNamespace as NS
+    >>> figure_epoch(NS(current_epoch=10, training=False, sanity_checking=False, state=NS(fn="test")))
+    9
+    >>> figure_epoch(NS(current_epoch=9, training=False, sanity_checking=False, state=NS(fn="fit")))
+    9
+    """
+    epoch = int(getattr(trainer, "current_epoch", 0))
+    fn = getattr(getattr(trainer, "state", None), "fn", None)
+    standalone = str(getattr(fn, "value", fn)) in ("test", "validate", "predict")
+    return epoch - 1 if standalone and epoch > 0 else epoch
+
+
 def logged_step(trainer: Any, stage: Optional[str] = None) -> int:
     """The step at which Lightning logs the epoch-end scalars being computed now.
 
@@ -379,7 +396,7 @@ class LoggerSink:
             result.value,
             result.kind,
             step=logged_step(trainer, result.stage),
-            epoch=trainer.current_epoch,
+            epoch=figure_epoch(trainer),
             class_names=getattr(result, "class_names", None),
             metric=getattr(result, "metric", None),
             normalize=self.normalize,
@@ -397,7 +414,8 @@ class LoggerSink:
             held[1].append((result.key + result.suffix, result.value))
             return
         values = torch.as_tensor(result.value).detach().cpu().flatten()
-        for label, value in zip(per_class_labels(values.numel(), result.class_names), values.unbind(0)):
+        labels = getattr(result, "class_labels", None) or per_class_labels(values.numel(), result.class_names)
+        for label, value in zip(labels, values.unbind(0)):
             held[1].append((f"{result.key}/{label}{result.suffix}", value))
 
     def finish(self, stage: str, context: RouteContext) -> None:
@@ -406,7 +424,7 @@ class LoggerSink:
         trainer = context.trainer
         if not held or not held[1] or trainer is None or not self._summarising(trainer):
             return
-        rendering = summary_rendering(stage, held[1], epoch=trainer.current_epoch)
+        rendering = summary_rendering(stage, held[1], epoch=figure_epoch(trainer))
         write_rendering(trainer.loggers, rendering, logged_step(trainer, stage))
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Mapping, Optional, Sequence, Union
 
 from torch import nn
 
@@ -60,7 +60,7 @@ class MetricsMixin:
     metrics_separator: str = "/"
     metrics_prog_bar: Union[bool, Sequence[str]] = False
     metrics_log_on_step: Union[bool, Sequence[str]] = False
-    metrics_class_names: Optional[Sequence[str]] = None
+    metrics_class_names: Optional[Union[Sequence[str], Mapping[int, str]]] = None
     metrics_plots: Any = True  # images of non-scalars: True, every N epochs, "end", False or a LoggerSink
     metrics_track_best: Any = False  # names (or True) whose best so far is logged as "{stage}/{name}_best"
     metrics_confidence_intervals: Union[bool, Sequence[str]] = False  # "{stage}/{name}_ci_low"/"_ci_high"

@@ -26,7 +26,7 @@ from __future__ import annotations
 import enum
 import numbers
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping, Optional, Protocol, Sequence, Union, runtime_checkable
 
 import torch
@@ -88,6 +88,9 @@ class RoutedResult:
     # the metric that computed the value, for sinks that draw from its (merged) states
     metric: Any = field(default=None, compare=False, repr=False)
     class_names: Optional[tuple] = None  # the router's class names, for axes and tables
+    # the per-class keys' last parts, one per entry, when the metric says which class each entry is
+    # (detection's ``classes``): then ``class_names`` holds them too, for the figures
+    class_labels: Optional[tuple] = None
 
     @property
     def suffix(self) -> str:
@@ -143,10 +146,11 @@ class Router:
     """
 
     separator: str = "/"
-    class_names: Optional[Sequence[str]] = None
+    class_names: Optional[Union[Sequence[str], Mapping[int, str]]] = None  # by index, or {class id: name}
     prog_bar: ProgBar = False
     sinks: list = field(default_factory=list)
     unrouted: dict = field(default_factory=dict)  # key -> latest value no sink accepted
+    _missing: dict = field(default_factory=dict, repr=False)  # (stage, sentinel, reason) -> keys, until finish
     _warned: set = field(default_factory=set, repr=False)
 
     def key(self, stage: str, name: str) -> str:
@@ -162,14 +166,20 @@ class Router:
         dataloader_idx: Optional[int] = None,
         num_classes: Optional[int] = None,
         metric: Any = None,
+        class_ids: Optional[Sequence[int]] = None,
     ) -> None:
         """Classify ``value`` and :meth:`route` it. ``num_classes`` is the metric's number of
         classes or labels, if it has one (``class_names`` count as a fallback); ``metric`` the
-        metric that computed it, if known."""
-        if num_classes is None and self.class_names is not None:
-            num_classes = len(self.class_names)
+        metric that computed it, if known; ``class_ids`` the class of each entry of a vector whose
+        entries are not classes 0..n-1 (detection's per-class results, keyed by id)."""
+        if class_ids is not None and isinstance(value, Tensor) and value.ndim == 1 and len(value) == len(class_ids):
+            parent = RoutedResult(stage, name, self.key(stage, name), value, ResultKind.PER_CLASS, dataloader_idx, metric)
+            self._route_by_class_id(parent, name, value, list(class_ids), context)
+            return
+        names = _names_in_order(self.class_names)
+        if num_classes is None and names is not None:
+            num_classes = len(names)
         kind = classify(value, num_classes)
-        names = tuple(self.class_names) if self.class_names is not None else None
         result = RoutedResult(stage, name, self.key(stage, name), value, kind, dataloader_idx, metric, names)
         self.route(result, context)
 
@@ -181,6 +191,9 @@ class Router:
             self._route_views(result, unlogged, context)
             return
         if kind is ResultKind.SCALAR:
+            if _is_missing(result.metric, result.value):
+                self._note_missing(result, context)
+                return
             self._log(result, result.key, result.value, context, per_class=False)
             self._to_sinks(result, context)  # a sink may draw more than the number (a reliability diagram)
             return
@@ -194,19 +207,88 @@ class Router:
                                  num_classes=_num_classes(result.metric), metric=None)
             return
         if kind is ResultKind.MAPPING:
+            per_class = getattr(result.metric, "per_class_result", None)
+            found = per_class(result.value) if callable(per_class) else None
+            if found is not None:  # a ClasswiseWrapper's dict: one per-class result under its own name
+                vector, names = found
+                labels = tuple(per_class_labels(len(vector), names))
+                self.route(replace(result, value=vector, kind=ResultKind.PER_CLASS,
+                                   class_names=tuple(names) if names else None, class_labels=labels), context)
+                return
+            ids = _class_ids(result.metric, result.value)
             for sub_name, sub_value in result.value.items():
-                self.route_value(
-                    result.stage, f"{result.name}{self.separator}{sub_name}", sub_value, context,
-                    result.dataloader_idx, metric=result.metric,
-                )
+                name = f"{result.name}{self.separator}{sub_name}"
+                by_id = ids is not None and sub_name != result.metric.per_class_ids and isinstance(sub_value, Tensor)
+                if by_id and sub_value.ndim == 1 and len(sub_value) == len(ids):
+                    self._route_by_class_id(result, name, sub_value, ids, context)
+                    continue
+                self.route_value(result.stage, name, sub_value, context, result.dataloader_idx, metric=result.metric)
             return
         if kind is ResultKind.PER_CLASS:
-            labels = self._labels(result)
-            for label, item in zip(labels, result.value.unbind(0)):
+            labels = list(result.class_labels) if result.class_labels is not None else self._labels(result)
+            missing = _missing_mask(result.metric, result.value)
+            for label, item, absent in zip(labels, result.value.unbind(0), missing):
+                if absent:
+                    self._note_missing(result, context, f"{result.key}{self.separator}{label}")
+                    continue
                 self._log(result, f"{result.key}{self.separator}{label}", item, context, per_class=True)
+            if any(missing):  # the figures and tables show a gap, not the sentinel
+                result = replace(result, value=torch.where(torch.tensor(missing), float("nan"), result.value.double()))
         self._to_sinks(result, context)
 
     # -------------------------------------------------------------- helpers
+    def _route_by_class_id(self, parent: RoutedResult, name: str, value: Tensor, ids: list[int],
+                           context: RouteContext) -> None:
+        """A per-class vector whose entries are the classes ``ids`` (detection's ``classes``, which
+        change from epoch to epoch): keyed and named by class id, never by position."""
+        labels = tuple(self._labels_of_ids(parent, name, ids))
+        result = RoutedResult(parent.stage, name, self.key(parent.stage, name), value, ResultKind.PER_CLASS,
+                              parent.dataloader_idx, parent.metric, labels, labels)
+        self.route(result, context)
+
+    def _labels_of_ids(self, result: RoutedResult, name: str, ids: list[int]) -> list[str]:
+        names = self.class_names
+        width = len(str(max(ids, default=0)))
+        out, unnamed = [], []
+        for cid in ids:
+            if isinstance(names, Mapping):
+                label = names.get(cid, names.get(str(cid)))
+            else:
+                label = names[cid] if names is not None and 0 <= cid < len(names) else None
+            if label is None and names is not None:
+                unnamed.append(cid)
+            out.append(f"{cid:0{width}d}" if label is None else f"{cid:0{width}d}_{label}")
+        if unnamed:
+            self._warn_once(
+                ("class_names_ids", result.stage, name, tuple(unnamed)),
+                f"`class_names` has no name for class id(s) {unnamed} of {self.key(result.stage, name)!r}; "
+                "they are logged by id alone. Give `class_names` as a list indexed by class id or a dict "
+                "{id: name}.",
+            )
+        return out
+
+    def _note_missing(self, result: RoutedResult, context: RouteContext, key: Optional[str] = None) -> None:
+        """A value that means "undefined" (mAP's -1) is not a number to log or draw: noted here, said
+        once per run and key at the stage's :meth:`finish`, in one warning per metric."""
+        sentinel = getattr(result.metric, "missing_result", None)
+        reason = getattr(result.metric, "missing_result_reason", "the metric has no value for it")
+        self._missing.setdefault((result.stage, sentinel, reason), []).append((key or result.key) + result.suffix)
+
+    def _warn_missing(self, stage: str) -> None:
+        for (where, sentinel, reason), keys in list(self._missing.items()):
+            if where != stage:
+                continue
+            del self._missing[(where, sentinel, reason)]
+            new = [k for k in keys if ("missing", k) not in self._warned]
+            self._warned.update(("missing", k) for k in new)
+            if new:
+                shown = ", ".join(repr(k) for k in new[:12]) + (f" and {len(new) - 12} more" if len(new) > 12 else "")
+                warnings.warn(
+                    f"{shown} {'is' if len(new) == 1 else 'are'} {sentinel:g} ({reason}): left out of the logged "
+                    "scalars and shown as missing (n/a) in figures whenever that happens in this run.",
+                    UserWarning, stacklevel=3,
+                )
+
     def _route_views(self, result: RoutedResult, key: str, context: RouteContext) -> None:
         views = getattr(result.metric, "result_views", None)
         if not callable(views) or not result.name.endswith(key):
@@ -231,7 +313,7 @@ class Router:
 
     def _labels(self, result: RoutedResult) -> list[str]:
         size = result.value.shape[0]
-        names = self.class_names
+        names = _names_in_order(self.class_names)
         if names is not None and len(names) != size:
             self._warn_once(
                 ("class_names", result.key),
@@ -244,6 +326,7 @@ class Router:
         """Tell the sinks that ``stage``'s results of this epoch are all routed (global rank
         zero only, as the writes): a sink with a ``finish(stage, context)`` method writes what
         needs them all, e.g. :class:`~.loggers.LoggerSink`'s summary table."""
+        self._warn_missing(stage)
         if not context.is_global_zero:
             return
         for sink in self.sinks:
@@ -288,6 +371,42 @@ def per_class_labels(size: int, names: Optional[Sequence[Any]] = None) -> list[s
     if names is not None and len(names) == size:
         return [f"{i:0{width}d}_{name}" for i, name in enumerate(names)]
     return [f"{i:0{width}d}" for i in range(size)]
+
+
+def _names_in_order(names: Any) -> Optional[tuple]:
+    """``class_names`` as a tuple indexed by class (a dict ``{id: name}`` gives ids 0..max, with the
+    id itself where it has no name)."""
+    if names is None:
+        return None
+    if isinstance(names, Mapping):
+        ids = [int(k) for k in names]
+        return tuple(names.get(i, names.get(str(i), str(i))) for i in range(max(ids) + 1)) if ids else None
+    return tuple(names)
+
+
+def _is_missing(metric: Any, value: Any) -> bool:
+    """Whether ``value`` is the sentinel ``metric`` returns for "undefined" (``missing_result``)."""
+    sentinel = getattr(metric, "missing_result", None)
+    if sentinel is None:
+        return False
+    return float(value) == sentinel
+
+
+def _missing_mask(metric: Any, values: Tensor) -> list[bool]:
+    sentinel = getattr(metric, "missing_result", None)
+    if sentinel is None:
+        return [False] * values.shape[0]
+    return (values == sentinel).tolist()
+
+
+def _class_ids(metric: Any, value: Mapping[str, Any]) -> Optional[list[int]]:
+    """The class ids that the per-class entries of ``value`` belong to, when ``metric`` names the
+    key that holds them (``per_class_ids = "classes"``) and it is there."""
+    key = getattr(metric, "per_class_ids", None)
+    ids = value.get(key) if key is not None else None
+    if not isinstance(ids, Tensor) or ids.ndim != 1 or ids.numel() < 1:
+        return None
+    return [int(i) for i in ids.tolist()]
 
 
 def _num_classes(metric: Any) -> Optional[int]:

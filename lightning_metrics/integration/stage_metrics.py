@@ -20,6 +20,7 @@ from torch import Tensor, nn
 
 from lightning_metrics import distributed
 from lightning_metrics.collection import MetricCollection, _forward_group
+from lightning_metrics.integration import results
 from lightning_metrics.integration.checkpoint_states import foreign_merged_state, joined, set_states, to_cpu
 from lightning_metrics.integration.coalesce import BatchBuffer
 from lightning_metrics.integration.compat import add_note
@@ -85,6 +86,8 @@ class StageMetrics(nn.Module):
         self._suppliers: dict[Hashable, Callable[[str], Supplied]] = {}  # layout -> its supplied_of, kept
         self._plans_groups = -1  # the native collection's ``groups_version`` the plans were made for
         self.empty: list[str] = []  # the metrics the last ``compute(skip_empty=True)`` left out
+        self._origins: dict[str, tuple[str, str]] = {}  # flattened result key -> (member, its dict key)
+        self._last_values: dict[str, Any] = {}
         self.loss_metric: Optional[Metric] = None  # the engine's StepLoss, fed the record's last two values
         self._buffered_layout: Hashable = None  # the layout of the batches in the buffer
         self.where = "metrics"  # how messages name this stage and dataloader ("the 'val' metrics (dataloader 0)")
@@ -137,6 +140,9 @@ class StageMetrics(nn.Module):
 
     def metric(self, name: str) -> Any:
         """The metric that produced result ``name``, or None when no metric has that name."""
+        origin = self._origins.get(name)
+        if origin is not None and self.native is not None:
+            return self.native[origin[0]]  # a key out of a member's dict result
         metric: Any = None
         if self.native is not None:
             try:
@@ -406,16 +412,26 @@ class StageMetrics(nn.Module):
         native = self.native
         if native is None:
             values: dict[str, Any] = {}
-        elif skip_empty and any(not _was_updated(m) for m in native.values()):
-            self.empty = [name for name, m in native.items(keep_base=True) if not _was_updated(m)]
-            with native._synced(), shared_derivations():
-                values = {name: m.compute() for name, m in native.items(keep_base=True) if name not in self.empty}
-            values = dict(native._flatten(values))
         else:
-            values = dict(native.compute())
+            if skip_empty:
+                self.empty = [name for name, m in native.items(keep_base=True) if not _was_updated(m)]
+            kept = [name for name, m in native.items(keep_base=True) if hasattr(m, "per_class_result")]
+            described = any(results.describes_results(m) for m in native.values())
+            if self.empty or kept or described:
+                with native._synced(), shared_derivations():
+                    members = {name: m.compute() for name, m in native.items(keep_base=True) if name not in self.empty}
+                values, self._origins = results.flatten_members(native, members, kept)
+                self._last_values = values
+            else:
+                values = dict(native.compute())
         for name, metric in self._foreign:
             self._put(values, name, metric.compute())
         return values
+
+    def class_ids(self, name: str) -> Optional[list[int]]:
+        """The class id of each entry of result ``name`` when its metric reports them in another key
+        of its dict (detection's ``map_per_class`` and ``classes``), else ``None``."""
+        return results.class_ids(self.native, self._origins, self._last_values, name)
 
     def reset(self) -> None:
         if self._buffer is not None:

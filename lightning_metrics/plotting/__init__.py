@@ -186,7 +186,7 @@ def plot_bars(
             ax.text(
                 x,
                 0 if v != v else v,
-                text,
+                "n/a" if v != v else text,  # NaN: no value for that class (mAP's -1 as the loggers pass it)
                 ha="center",
                 va="bottom",
                 fontsize=points(10 if len(labels) <= 12 else 8),

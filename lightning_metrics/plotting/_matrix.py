@@ -157,6 +157,9 @@ def plot_confusion_matrix(
     ax.tick_params(length=2, pad=2)
     ax.set_xlabel("Predicted" if square else "column", fontsize=points(12), labelpad=2)
     ax.set_ylabel("True" if square else "row", fontsize=points(12), labelpad=2)
+    engine = fig.get_layout_engine()
+    if engine is not None and hasattr(engine, "set"):  # constrained layout: room for the y label at the edge
+        engine.set(w_pad=6 / 72, h_pad=4 / 72)
 
     lines = [title] if title else []
     if normalize is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import torch
 from torch import Tensor
 
 from lightning_metrics.plotting import _methods as _plot_methods
@@ -96,6 +97,16 @@ class ClasswiseWrapper(WrapperMetric):
             prefix, postfix = self._prefix or "", self._postfix or ""
         names = self.labels if self.labels is not None else range(len(values))
         return {f"{prefix}{name}{postfix}": value for name, value in zip(names, values)}
+
+    def per_class_result(self, value: dict[str, Tensor]) -> tuple[Tensor, list[str] | None] | None:
+        """For the loggers: :meth:`compute`'s dict as one vector (one value per class) and the class
+        labels (``labels``, or ``None`` for the indices), so ``MetricsCallback`` logs it as the per-class result it
+        is, under the wrapper's own name; ``None`` when the values are not one number per class."""
+        items = list(value.values())
+        if not items or any(not isinstance(v, Tensor) or v.numel() != 1 for v in items):
+            return None
+        names = list(self.labels)[: len(items)] if self.labels is not None else None
+        return torch.stack([v.reshape(()) for v in items]), names
 
     def update(self, *args: Any, **kwargs: Any) -> None:
         """Update the wrapped metric."""

@@ -92,6 +92,8 @@ def expected(padded: bool = False) -> dict[str, float]:
     metric = MeanAveragePrecision(class_metrics=True)
     metric.update([p for _, p, _ in items], [t for _, _, t in items])
     result = metric.compute()
-    out = {f"val/{k}": float(v) for k, v in result.items() if v.numel() == 1 and k != "classes"}
-    out.update({f"val/map_per_class/{i}_{name}": float(v) for i, (name, v) in enumerate(zip(CLASSES, result["map_per_class"]))})
+    # -1 ("no ground truth in that range or class") is never logged; per-class keys are the class ids
+    out = {f"val/{k}": float(v) for k, v in result.items() if v.numel() == 1 and k != "classes" and float(v) != -1}
+    out.update({f"val/map_per_class/{int(c)}_{CLASSES[int(c)]}": float(v)
+                for c, v in zip(result["classes"], result["map_per_class"]) if float(v) != -1})
     return out

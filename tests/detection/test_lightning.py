@@ -1,6 +1,6 @@
 """MeanAveragePrecision through the Lightning engine: a real ``Trainer`` fit whose validation step
 returns lists of per-image dicts logs ``val/map``, ``val/map_50``, ... as scalars and the per-class
-mAP as ``val/map_per_class/<index>_<class>`` (the mixin, with ``metrics_class_names``), precision-recall
+mAP as ``val/map_per_class/<class id>_<class>`` (the mixin, with ``metrics_class_names``), precision-recall
 curves per class go to TensorBoard (from the extended summary), and under 2-process DDP with an odd
 number of validation images the values equal one process.
 

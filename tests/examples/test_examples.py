@@ -144,3 +144,12 @@ def test_tensorboard_screenshots_says_what_to_install_before_any_slow_work(monke
     assert '[screenshots]"' in message and "pip install" in message
     assert "apt-get install -y chromium chromium-driver" in message and "no-chromedriver" in message
     assert not (tmp_path / "out").exists()
+
+
+def test_other_inputs_logs_detection_text_and_retrieval_from_one_callback(tmp_path: Path) -> None:
+    out = run_example("other_inputs.py", cwd=tmp_path)
+    values = {line.split()[0]: float(line.split()[1]) for line in out.stdout.splitlines() if line.startswith("val/")}
+    assert set(values) == {"val/map", "val/map_50", "val/wer", "val/rmap"}, out.stdout
+    assert all(0.0 <= v <= 1.0 for v in values.values()), values
+    assert values["val/wer"] == 0.25  # "the cat sat" against "the cat sat down": one deletion in four words
+    assert "are -1 (no ground truth" in out.stderr  # the sizes and classes without ground truth, said once

@@ -407,10 +407,17 @@ class TrackerMixinModel(lm.MetricsMixin, LifecycleModel):
 
 
 # ----------------------------------------------------------------- oracles
-def _flat(name: str, result: Any, values: dict[str, float]) -> None:
-    if isinstance(result, dict):
+SEP = "{sep}"  # the door's separator, put in by test_lifecycle.expect
+
+
+def _flat(name: str, result: Any, values: dict[str, float], metric: Any = None) -> None:
+    if isinstance(metric, ClasswiseWrapper):  # logged per class under its own name: "val/recall/0"
+        for i, value in enumerate(result.values()):
+            values[f"{name}{SEP}{i}"] = float(value)
+    elif isinstance(result, dict):
         for key, value in result.items():
-            if torch.as_tensor(value).numel() == 1:  # (non-scalars such as map's "classes" are not logged)
+            # (non-scalars such as map's "classes" are not logged, nor mAP's -1, "no ground truth")
+            if torch.as_tensor(value).numel() == 1 and not (isinstance(metric, MeanAveragePrecision) and value == -1):
                 values[f"{name}_{key}"] = float(value)
     else:
         values[name] = float(result)
@@ -442,7 +449,7 @@ def lifecycle_oracle(n: int, seed: int, indices: Any = None) -> dict[str, float]
     values: dict[str, float] = {}
     for name, metric in lifecycle_metrics().items():
         _feed(metric, LIFECYCLE_INPUTS.get(name, ("preds", "target")), out)
-        _flat(name, metric.compute(), values)
+        _flat(name, metric.compute(), values, metric)
     accuracy = MulticlassAccuracy(NUM_CLASSES, average="micro")  # what "accuracy" is built as
     accuracy.update(out["preds"], out["target"])
     values["accuracy"] = float(accuracy.compute())

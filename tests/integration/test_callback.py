@@ -428,6 +428,93 @@ def test_classwise_wrapper_in_a_compute_group_warns_nothing_and_is_exact(tmp_pat
     assert not [w for w in caught if "before the ``update``" in str(w.message)], [str(w.message) for w in caught]
     preds, target = model.recorded("val")
     expected = MulticlassRecall(3, average=None)(preds, target)
-    logged = [float(v) for k, v in sorted(trainer.callback_metrics.items()) if k.startswith("val/") and "recall" in k]
-    assert len(logged) == 3, sorted(trainer.callback_metrics)
+    logged = [float(trainer.callback_metrics[f"val/rec/{label}"]) for label in ("0_a", "1_b", "2_c")]
     assert torch.allclose(torch.tensor(logged), expected, atol=1e-6)
+
+
+def test_classwise_wrapper_is_logged_per_class_under_its_own_key(tmp_path: Path) -> None:
+    """``{"f1_cls": ClasswiseWrapper(...)}`` logs ``val/f1_cls/<index>_<label>`` (the user's key, the
+    index prefix that keeps the classes in order) and its bar chart, as any per-class result
+    (issue 36, point 3); without labels the keys are the indices."""
+    from lightning_metrics.classification import MulticlassF1Score
+    from lightning_metrics.wrappers import ClasswiseWrapper
+
+    names = ["zebra", "ant", "moth"]
+    sink = _PerClassSink()
+    callback = lm.MetricsCallback(
+        {"f1_cls": ClasswiseWrapper(MulticlassF1Score(3, average=None), labels=names),
+         "f1_idx": ClasswiseWrapper(MulticlassF1Score(3, average=None))},
+        sinks=[sink],
+    )
+    trainer, model = _fit(tmp_path, callback)
+    expected = MulticlassF1Score(3, average=None)(*model.recorded("val"))
+    keys = [k for k in trainer.callback_metrics if k.startswith("val/f1_cls/")]
+    assert sorted(keys) == ["val/f1_cls/0_zebra", "val/f1_cls/1_ant", "val/f1_cls/2_moth"]
+    assert sorted(k for k in trainer.callback_metrics if k.startswith("val/f1_idx/")) == [
+        "val/f1_idx/0", "val/f1_idx/1", "val/f1_idx/2"]
+    for i, label in enumerate(["0_zebra", "1_ant", "2_moth"]):
+        assert float(trainer.callback_metrics[f"val/f1_cls/{label}"]) == pytest.approx(float(expected[i]), abs=1e-6)
+    assert not any("multiclassf1score" in k for k in trainer.callback_metrics)
+    bars = [r for r in sink.seen if r.key == "val/f1_cls"]
+    assert bars and bars[-1].class_names == tuple(names) and torch.allclose(bars[-1].value, expected, atol=1e-6)
+
+
+class _PerClassSink:
+    def __init__(self) -> None:
+        self.seen: list = []
+
+    def accepts(self, result: Any, context: Any) -> bool:
+        return result.kind is ResultKind.PER_CLASS
+
+    def write(self, result: Any, context: Any) -> None:
+        self.seen.append(result)
+
+
+class _DetectionModel(L.LightningModule):
+    """Validation steps return one image of small boxes each; the classes seen change with the
+    epoch (3, 5, 7 in the first, 5 and 7 in the second), class 7 has detections and no ground truth."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.layer = torch.nn.Linear(1, 1)
+
+    def training_step(self, batch: Any, batch_idx: int) -> Any:
+        return self.layer(batch[0]).sum()
+
+    def validation_step(self, batch: Any, batch_idx: int) -> dict[str, Any]:
+        labels = [3, 5, 7] if self.current_epoch == 0 else [5, 7]
+        g = torch.Generator().manual_seed(batch_idx)
+        n = len(labels)
+        boxes = torch.rand(n, 2, generator=g) * 50
+        boxes = torch.cat([boxes, boxes + 10], dim=1)
+        lab = torch.tensor(labels)
+        keep = lab != 7
+        return {
+            "preds": [{"boxes": boxes + torch.rand(n, 4, generator=g), "scores": torch.rand(n, generator=g), "labels": lab}],
+            "target": [{"boxes": boxes[keep], "labels": lab[keep]}],
+        }
+
+    def configure_optimizers(self) -> Any:
+        return torch.optim.SGD(self.parameters(), lr=0.0)
+
+
+def test_detection_results_reach_the_loggers_by_class_id_and_without_sentinels(tmp_path: Path) -> None:
+    """issue 36, points 1 and 2, in a real fit with a CSVLogger: no -1 in any logged value, the
+    per-class keys are the class ids (named by `class_names` as a dict), stable across epochs."""
+    from lightning_metrics.detection import MeanAveragePrecision
+
+    callback = lm.MetricsCallback(
+        {"det": MeanAveragePrecision(class_metrics=True)}, stages=("val",), class_names={3: "cat", 5: "dog", 7: "emu"},
+    )
+    data = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.ones(4, 1)), batch_size=1)
+    trainer = L.Trainer(callbacks=[callback], **trainer_kwargs(tmp_path))
+    with pytest.warns(UserWarning, match=r"are -1 \(no ground truth in that area range or class this epoch\)"):
+        trainer.fit(_DetectionModel(), data, data)
+    rows = _csv_rows(trainer)
+    logged = {k for row in rows for k, v in row.items() if v not in ("", None)}
+    assert not [k for row in rows for k, v in row.items() if v not in ("", None) and float(v) == -1.0]
+    per_class = sorted(k for k in logged if "map_per_class" in k)
+    assert per_class == ["val/map_per_class/3_cat", "val/map_per_class/5_dog"], per_class
+    first, second = [r for r in rows if r.get("val/map")]
+    assert first["val/map_per_class/3_cat"] and not second["val/map_per_class/3_cat"]  # class 3 gone in epoch 2
+    assert first["val/map_per_class/5_dog"] and second["val/map_per_class/5_dog"]  # class 5 keeps its key

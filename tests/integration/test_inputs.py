@@ -187,8 +187,10 @@ def test_missing_keys_and_bad_inputs_are_named(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"the 'val' metrics look for the keys 'scores', 'relevant' and 'queries' "
                                          r"in what `validation_step` returns, but it returned a dict with keys"):
         _fit_val(tmp_path, callback)
-    with pytest.raises(ValueError, match=r"`inputs` names metrics \['hit'\] that the 'val' stage does not have"):
+    with pytest.raises(ValueError, match=r"`inputs` names metrics \['hit'\] that no stage has: \['hits'\]"):
         lm.MetricsCallback({"hits": TopHit()}, stages=("val",), inputs={"hit": ("scores", "relevant", "query")})
+    with pytest.raises(ValueError, match=r"`inputs` names metrics \['hit'\] that the 'val' stage does not have"):
+        lm.MetricsCallback({"hits": TopHit()}, stages=("val",), inputs={"val": {"hit": ("scores", "relevant", "query")}})
     with pytest.raises(TypeError, match="Argument `inputs` must be a sequence of output keys"):
         lm.MetricsCallback({"hits": TopHit()}, inputs="scores")
     with pytest.raises(ValueError, match="pass one of them"):
@@ -319,3 +321,18 @@ def test_two_processes_with_an_odd_val_set_give_the_single_process_values(tmp_pa
 
         logits = RecordingModel(lr=0.0)(x)
     assert rank0["one"] == rank1["one"] == float(logits.argmax(-1)[0] == y[0])
+
+
+def test_flat_per_metric_inputs_apply_to_the_stages_that_have_the_metric(tmp_path: Path) -> None:
+    """``inputs={"hits": (...)}`` with ``hits`` in validation only: the training stage, which has
+    other metrics, reads its default keys (issue 36, point 4); the values equal the metric alone."""
+    callback = lm.MetricsCallback(
+        {"train": {"acc": MulticlassAccuracy(3)}, "val": {"hits": TopHit(), "acc": MulticlassAccuracy(3)}},
+        inputs={"hits": KINDS_INPUTS["hits"]},
+    )
+    model = KindsModel()
+    trainer = L.Trainer(callbacks=[callback], **trainer_kwargs(tmp_path, max_epochs=1, logger=False))
+    trainer.fit(model, loader(16), loader(16, seed=1))
+    assert {"train/acc", "val/acc", "val/hits"} <= set(trainer.callback_metrics)
+    expected = kinds_oracle(16, 1, model)
+    assert float(trainer.callback_metrics["val/hits"]) == pytest.approx(expected["hits"], rel=1e-6)

@@ -117,7 +117,7 @@ def expect(stage: str, epoch: int, values: dict[str, float], boot: Any = None, s
     rows: Expected = {}
     for sep in separators:
         for name, value in values.items():
-            rows[(f"{stage}{sep}{name}{suffix}", epoch)] = value
+            rows[(f"{stage}{sep}{name.replace('{sep}', sep)}{suffix}", epoch)] = value
     if boot is not None:
         for part in ("mean", "std"):
             value = boot if boot == IN_RANGE else boot[part]

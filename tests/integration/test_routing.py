@@ -121,3 +121,86 @@ def test_operating_point_tuples_are_logged_as_named_scalars():
     assert set(logged) == {f"val/rafp/{i}_{c}" for i, c in enumerate("abc")} | {
         f"val/rafp/threshold/{i}_{c}" for i, c in enumerate("abc")
     }
+
+
+# ---------------------------------------------- detection: sentinels and per-class results by id
+def _detection_result(labels_seen: list[int], class_metrics: bool = True):
+    """A real MeanAveragePrecision result over small boxes only (no medium or large ground truth:
+    map_medium, map_large and the like are -1) with the given class labels; class 7 (if seen) has
+    detections only (its per-class values are -1)."""
+    from lightning_metrics.detection import MeanAveragePrecision
+
+    metric = MeanAveragePrecision(class_metrics=class_metrics)
+    g = torch.Generator().manual_seed(0)
+    preds, target = [], []
+    for image in range(6):
+        boxes = torch.rand(4, 2, generator=g) * 60
+        boxes = torch.cat([boxes, boxes + 8 + torch.rand(4, 2, generator=g) * 10], dim=1)  # small boxes
+        gt_labels = torch.tensor([labels_seen[(image + i) % len(labels_seen)] for i in range(4)])
+        keep = gt_labels != 7
+        target.append({"boxes": boxes[keep], "labels": gt_labels[keep]})
+        preds.append({"boxes": boxes + torch.rand(4, 4, generator=g), "scores": torch.rand(4, generator=g),
+                      "labels": gt_labels})
+    metric.update(preds, target)
+    return metric, metric.compute()
+
+
+def _route_detection(labels_seen, class_names, class_metrics=True):
+    logged, written = {}, []
+    metric, value = _detection_result(labels_seen, class_metrics)
+
+    class _Bars:
+        def accepts(self, result, context):
+            return result.kind is ResultKind.PER_CLASS
+
+        def write(self, result, context):
+            written.append(result)
+
+    router = Router(class_names=class_names, sinks=[_Bars()])
+    context = RouteContext(log_scalar=lambda key, v, bar: logged.update({key: float(v)}))
+    with pytest.warns(UserWarning) as caught:
+        router.route_value("val", "map", value, context, metric=metric)
+        router.finish("val", context)  # the stage's notes are said at its end, once per key and run
+    return value, logged, written, [str(w.message) for w in caught]
+
+
+def test_detection_sentinels_are_left_out_of_the_scalars_with_a_note() -> None:
+    value, logged, written, messages = _route_detection([3, 5, 7], {3: "cat", 5: "dog", 7: "emu"})
+    assert float(value["map_large"]) == -1 and float(value["map_medium"]) == -1
+    assert not any(v == -1 for v in logged.values()), {k: v for k, v in logged.items() if v == -1}
+    assert "val/map/map_large" not in logged and "val/map/map" in logged
+    note = next(m for m in messages if "'val/map/map_large'" in m)
+    assert "are -1 (no ground truth in that area range or class this epoch)" in note
+    assert sum("no ground truth" in m for m in messages) == 1  # one note for all of them
+    # class 7 has no ground truth: its per-class mAP is left out, shown as missing (NaN) in the figure
+    assert "val/map/map_per_class/7_emu" not in logged and "val/map/map_per_class/3_cat" in logged
+    bars = next(r for r in written if r.name == "map/map_per_class")
+    assert bars.class_names == ("3_cat", "5_dog", "7_emu") and torch.isnan(bars.value[2])
+    assert not torch.isnan(bars.value[:2]).any()
+
+
+def test_detection_per_class_keys_follow_the_class_ids_whatever_the_classes_seen() -> None:
+    """Per-class keys are the class ids the metric reports (``classes``), named from `class_names`
+    (a list indexed by id or a dict); the same class keeps its key when other classes come and go."""
+    names = ["bg", "a", "b", "c", "d", "e"]
+    _, first, _, _ = _route_detection([1, 3, 5], names)
+    _, second, _, _ = _route_detection([3, 5], names)
+    assert {k for k in first if "/map_per_class/" in k} == {
+        "val/map/map_per_class/1_a", "val/map/map_per_class/3_c", "val/map/map_per_class/5_e"}
+    assert {k for k in second if "/map_per_class/" in k} == {"val/map/map_per_class/3_c", "val/map/map_per_class/5_e"}
+    # the values are the metric's for that class id
+    metric, value = _detection_result([1, 3, 5])
+    ids = value["classes"].tolist()
+    assert first["val/map/map_per_class/3_c"] == pytest.approx(float(value["map_per_class"][ids.index(3)]))
+
+
+def test_detection_class_ids_without_a_name_warn_and_keep_their_id() -> None:
+    _, logged, _, messages = _route_detection([3, 5], ["bg", "a", "b", "c"])
+    assert "val/map/map_per_class/3_c" in logged and "val/map/map_per_class/5" in logged
+    assert any("no name for class id(s) [5]" in m for m in messages)
+
+
+def test_detection_without_class_metrics_logs_no_per_class_sentinel() -> None:
+    _, logged, _, _ = _route_detection([3, 5], None, class_metrics=False)
+    assert not any("per_class" in k for k in logged)
+    assert "val/map/map" in logged

@@ -253,8 +253,9 @@ def test_csv_logger_gets_png_and_csv_files(tb_run: dict) -> None:
             assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
             assert min(Image.open(png).size) > 100
             assert (directory / f"val_{name}_epoch{epoch}.csv").exists()
-    for name in IMAGE_METRICS:  # after the fit, the trainer's epoch is 2
-        assert (directory / f"test_{name}_epoch2.png").exists()
+    for name in IMAGE_METRICS:  # after the fit (trainer epoch 2) the test runs on the weights of epoch 1
+        assert (directory / f"test_{name}_epoch1.png").exists()
+        assert not (directory / f"test_{name}_epoch2.png").exists()
     rows = list(csv.reader((directory / "val_confmat_epoch1.csv").open()))
     assert rows[0] == ["true\\predicted", *CLASSES] and [r[0] for r in rows[1:]] == CLASSES
     assert torch.equal(torch.tensor([[int(v) for v in r[1:]] for r in rows[1:]]), last_val["val/confmat"])
