@@ -38,20 +38,25 @@ class WrapperMetric(Metric):
         return [m for m in self.modules() if isinstance(m, Metric) and m is not self]
 
 
+class NotAMetricError(TypeError, ValueError):
+    """A wrapper given something that is not a metric: a ``TypeError`` (torchmetrics'
+    ``MetricInputTransformer`` raises one) and a ``ValueError`` (its other wrappers raise one)."""
+
+
 def check_metric(name: str, value: Any, allow_collection: bool = False) -> None:
-    """Raise ``ValueError`` unless ``value`` is one of our metrics (or a collection, if allowed).
+    """Raise :class:`NotAMetricError` unless ``value`` is one of our metrics (or a collection, if allowed).
 
     >>> check_metric("base_metric", 3)
     Traceback (most recent call last):
     ...
-    ValueError: Argument `base_metric` must be a lightning_metrics Metric, got 3 (int)
+    lightning_metrics.wrappers._base.NotAMetricError: Argument `base_metric` must be a lightning_metrics Metric, got 3 (int)
     """
     from lightning_metrics.collection import MetricCollection
 
     allowed = (Metric, MetricCollection) if allow_collection else (Metric,)
     if not isinstance(value, allowed):
         what = "Metric or MetricCollection" if allow_collection else "Metric"
-        raise ValueError(f"Argument `{name}` must be a lightning_metrics {what}, got {value!r} ({type(value).__name__})")
+        raise NotAMetricError(f"Argument `{name}` must be a lightning_metrics {what}, got {value!r} ({type(value).__name__})")
 
 
 def first_tensor(*values: Any) -> Tensor | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from copy import deepcopy
 from typing import Any, Union
 
@@ -125,15 +125,32 @@ class MultitaskWrapper(WrapperMetric):
         for metric in self.task_metrics.values():
             metric.reset()
 
-    def plot(self, val: dict[str, Any] | None = None, axes: Any = None) -> list[Any]:
-        """One figure per task (``val`` default ``compute()``, keyed as its output; ``axes`` one
-        matplotlib axis per task); returns the ``(fig, ax)`` pairs."""
+    def plot(self, val: dict[str, Any] | Sequence[dict[str, Any]] | None = None, axes: Any = None) -> list[Any]:
+        """One figure per task; returns the ``(fig, ax)`` pairs.
+
+        ``val`` is one result of :meth:`compute` (default: ``compute()`` now) or a list of them (one
+        per step, drawn as each task's history); ``axes`` holds one matplotlib axis per task.
+        """
         values = self.compute() if val is None else val
         if axes is not None and len(axes) != len(self.task_metrics):
             raise ValueError(f"Argument `axes` must hold one axis per task ({len(self.task_metrics)}), got {len(axes)}")
+        several = isinstance(values, Sequence) and not isinstance(values, (str, Mapping))
+        steps = list(values) if several else [values]
+        for i, step in enumerate(steps):
+            if not isinstance(step, Mapping):
+                where = f" at index {i}" if several else ""
+                raise TypeError(
+                    f"Argument `val` must be a dict of task results (as compute() returns) or a list of them, "
+                    f"got {type(step).__name__}{where}"
+                )
         out = []
         for i, (task, metric) in enumerate(self.task_metrics.items()):
-            out.append(metric.plot(values[self._name(task)], axes[i] if axes is not None else None))
+            key = self._name(task)
+            missing = [j for j, step in enumerate(steps) if key not in step]
+            if missing:
+                raise ValueError(f"Argument `val` has no result for task {key!r} (entries {missing})")
+            task_val = [step[key] for step in steps] if several else steps[0][key]
+            out.append(metric.plot(task_val, axes[i] if axes is not None else None))
         return out
 
     def clone(self, prefix: str | None = None, postfix: str | None = None) -> MultitaskWrapper:

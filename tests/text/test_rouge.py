@@ -1,8 +1,9 @@
 """ROUGE against torchmetrics 1.9 and Google's rouge-score.
 
 ROUGE-Lsum splits sentences with nltk's punkt model, which is not on this machine and is never
-downloaded: both libraries get the same stand-in splitter here (a test of the summary-level LCS,
-not of punkt).
+downloaded by the tests: both libraries get the same stand-in splitter here (a test of the
+summary-level LCS, not of punkt), and the fetch on first use is tested with nltk's downloader
+stood in for.
 """
 
 from __future__ import annotations
@@ -93,18 +94,56 @@ def test_rouge_equals_rouge_score_package(use_stemmer: bool, monkeypatch: pytest
             )
 
 
-def test_rouge_lsum_needs_nltk_data_and_never_downloads(monkeypatch: pytest.MonkeyPatch) -> None:
+def _missing_punkt(nltk, monkeypatch: pytest.MonkeyPatch, installed: list) -> None:
+    """nltk without punkt_tab until ``installed`` holds something (no network is used)."""
+    real_find = nltk.data.find
+
+    def find(resource, *args, **kwargs):
+        if resource == "tokenizers/punkt_tab" and not installed:
+            raise LookupError(resource)
+        if resource == "tokenizers/punkt_tab":
+            return "fake/punkt_tab"
+        return real_find(resource, *args, **kwargs)
+
+    monkeypatch.setattr(nltk.data, "find", find)
+
+
+@pytest.mark.parametrize("failure", ["raises", "returns False"])
+def test_rouge_lsum_fetches_punkt_once_and_says_what_to_do_when_it_cannot(
+    monkeypatch: pytest.MonkeyPatch, failure: str
+) -> None:
+    """torchmetrics fetches punkt_tab on first use: so do we (nltk's downloader, stood in for here:
+    the tests never reach the network); without the network the error names the command."""
     import nltk
 
     monkeypatch.undo()  # the real splitter
-    monkeypatch.setattr(nltk, "download", lambda *a, **k: pytest.fail("nltk.download was called"))
-    try:
-        nltk.data.find("tokenizers/punkt_tab")
-    except LookupError:
-        with pytest.raises(OSError, match="punkt_tab"):
-            rouge.rouge_score(["a. b."], [["a. b."]], rouge_keys="rougeLsum")
-    else:  # the data is installed: then it is used
-        assert (
-            rouge.rouge_score(["a. b."], [["a. b."]], rouge_keys="rougeLsum")["rougeLsum_fmeasure"].item()
-            == 1.0
-        )
+    installed: list = []
+    _missing_punkt(nltk, monkeypatch, installed)
+    calls: list = []
+
+    def no_network(info_or_id, **kwargs):
+        calls.append((info_or_id, kwargs.get("quiet")))
+        if failure == "raises":
+            raise ValueError("<urlopen error [Errno -3] Temporary failure in name resolution>")
+        return False
+
+    monkeypatch.setattr(nltk, "download", no_network)
+    with pytest.raises(OSError, match=r"python -m nltk.downloader punkt_tab") as caught:
+        rouge.rouge_score(["a. b."], [["a. b."]], rouge_keys="rougeLsum")
+    assert calls == [("punkt_tab", True)]
+    if failure == "raises":
+        assert "name resolution" in str(caught.value)
+
+
+def test_rouge_lsum_uses_punkt_once_fetched(monkeypatch: pytest.MonkeyPatch) -> None:
+    import nltk
+
+    monkeypatch.undo()
+    installed: list = []
+    _missing_punkt(nltk, monkeypatch, installed)
+    monkeypatch.setattr(nltk, "download", lambda info_or_id, **kwargs: installed.append(info_or_id) or True)
+    monkeypatch.setattr(nltk, "sent_tokenize", lambda text, *a, **k: [p for p in text.split(". ") if p])
+    value = rouge.rouge_score(["a b. c d."], [["a b. c d."]], rouge_keys="rougeLsum")["rougeLsum_fmeasure"]
+    assert installed == ["punkt_tab"] and value.item() == 1.0
+    rouge.rouge_score(["a b."], [["a b."]], rouge_keys="rougeLsum")
+    assert installed == ["punkt_tab"]  # found on disk the second time: fetched once

@@ -42,9 +42,17 @@ def check_columns(preds: Tensor, num_outputs: int, strict_single: bool) -> None:
     """
     if num_outputs > 1:
         if preds.ndim != 2 or preds.shape[1] != num_outputs:
+            # A 1-D tensor is refused even when its length is num_outputs: it could be one sample of
+            # num_outputs outputs or num_outputs samples of one output (torchmetrics reads the latter
+            # and copies that one output's statistic to every output, a meaningless result).
+            hint = ""
+            if preds.ndim == 1:
+                hint = "; a 1-D tensor holds N samples of one output, use num_outputs=1"
+                if preds.shape[0] == num_outputs:
+                    hint += f", or preds.unsqueeze(0) for one sample of {num_outputs} outputs"
             raise MetricInputError(
                 f"Expected `preds` of shape (N, num_outputs) with num_outputs={num_outputs},"
-                f" got preds.shape={tuple(preds.shape)}"
+                f" got preds.shape={tuple(preds.shape)}{hint}"
             )
     elif strict_single and not (preds.ndim == 1 or (preds.ndim == 2 and preds.shape[1] == 1)):
         raise MetricInputError(

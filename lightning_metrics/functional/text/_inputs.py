@@ -112,6 +112,10 @@ def reference_groups(
                         f"Argument `{name}` must hold strings or sequences of strings, got {_describe(item)}"
                         f" at index {i}"
                     )
+    if num_preds == 0 and not any(groups):
+        # An empty batch: no predictions, and references written as ``[]`` or as empty groups
+        # (``[[]]``, torchmetrics' ``chrf_score([], [[]])``); it scores nothing.
+        groups = []
     if len(groups) != num_preds:
         raise ValueError(
             f"Arguments `preds` and `{name}` must have the same length, got {num_preds} and {len(groups)}"

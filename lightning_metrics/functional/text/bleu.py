@@ -26,8 +26,9 @@ tensor(0.7598)
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import torch
 from torch import Tensor
@@ -89,6 +90,27 @@ def word_tokenizer(
     return lambda line: fn(line).split()
 
 
+_FLAT_NOTED = False
+
+
+def _note_flat_references(target: Any) -> None:
+    """Warn once per process that a flat ``list[str]`` target reads here as one reference per
+    prediction (as chrF, TER and EED read it), while torchmetrics' BLEU reads each string as that
+    prediction's references, one per character (``BLEUScore()(["the cat"], ["the cat"])`` is 0.0 there)."""
+    global _FLAT_NOTED
+    if _FLAT_NOTED or isinstance(target, str) or not isinstance(target, Sequence) or not target:
+        return
+    if all(isinstance(t, str) for t in target):
+        _FLAT_NOTED = True
+        warnings.warn(
+            "BLEU got `target` as a flat list of strings: it is read as one reference per prediction. "
+            "torchmetrics reads each string as that prediction's references, one per character, so its "
+            "value differs (often 0.0); give `target` as a list of lists of references to mean the same in both.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
 def bleu_statistics(
     preds: TextInput,
     target: ReferencesInput,
@@ -103,6 +125,7 @@ def bleu_statistics(
     [3, 3, 2, 1, 3, 2]
     """
     p, groups = predictions_and_references(preds, target, layout="item")
+    _note_flat_references(target)
     split = word_tokenizer(tokenize, lowercase, convention)
     num_refs = [len(g) for g in groups]
     docs = [split(line) for line in p] + [split(line) for group in groups for line in group]

@@ -8,8 +8,9 @@ reference (``accumulate="best"``, by F-measure) or the mean over its references 
 count, which add up over batches and ranks.
 
 Stemming (``use_stemmer``) and ROUGE-Lsum's sentence splitting use ``nltk`` (an optional
-dependency, imported when needed); the sentence splitter needs nltk's ``punkt_tab`` data, which is
-never downloaded at run time.
+dependency, imported when needed); the sentence splitter needs nltk's ``punkt_tab`` data: when it is
+missing it is fetched once with nltk's downloader, as torchmetrics does, and a machine without the
+network gets an error that names the command to run where there is one.
 
 >>> preds = "My name is John"
 >>> target = "Is your name John"
@@ -68,16 +69,35 @@ def porter_stemmer() -> Any:
 
 
 def _split_sentence(text: str) -> Sequence[str]:
-    """Sentences of ``text`` by nltk's punkt model (must be on disk: it is never downloaded here)."""
+    """Sentences of ``text`` by nltk's punkt model (fetched once when missing, see :func:`_punkt`)."""
     nltk = _nltk()
+    _punkt(nltk)
+    return nltk.sent_tokenize(text)
+
+
+def _punkt(nltk: Any) -> None:
+    """Make sure nltk's ``punkt_tab`` data is on disk: fetch it with nltk's downloader when it is
+    missing (as torchmetrics does on first use); raise ``OSError`` naming the command when that fails."""
     try:
         nltk.data.find("tokenizers/punkt_tab")
-    except LookupError as err:
+        return
+    except LookupError:
+        pass
+    try:
+        fetched = nltk.download("punkt_tab", quiet=True, raise_on_error=True)
+        nltk.data.find("tokenizers/punkt_tab")
+    except Exception as err:  # noqa: BLE001 - no network, no write access, a proxy: the same advice
+        reason = f"{type(err).__name__}: {err}".strip()
+        fetched = False
+    else:
+        reason = ""
+    if fetched is False:
         raise OSError(
-            "ROUGE key 'rougeLsum' splits sentences with nltk's `punkt_tab` data, which is not installed;"
-            " fetch it once with `python -m nltk.downloader punkt_tab`"
-        ) from err
-    return nltk.sent_tokenize(text)
+            "ROUGE key 'rougeLsum' splits sentences with nltk's `punkt_tab` data, which is not installed, and "
+            f"fetching it failed{' (' + reason[:200] + ')' if reason else ''}; fetch it once where the network "
+            "allows with `python -m nltk.downloader punkt_tab` (or copy an nltk_data folder holding "
+            "tokenizers/punkt_tab to one of nltk.data.path)"
+        )
 
 
 class _Tokenizer:
