@@ -1,4 +1,12 @@
-"""Modular classification metrics (torchmetrics names and arguments)."""
+"""Modular classification metrics (torchmetrics names and arguments).
+
+Notes and differences from torchmetrics (classification)
+--------------------------------------------------------
+
+Classification classes come as task wrappers (``Accuracy(task="multiclass", num_classes=10)``, also
+at the top level: ``lightning_metrics.Accuracy``) and as ``Binary*``, ``Multiclass*`` and ``Multilabel*``
+classes in ``lightning_metrics.classification``.
+"""
 
 from lightning_metrics.classification._fairness_metrics import *  # noqa: F403
 from lightning_metrics.classification.counting import *  # noqa: F403
