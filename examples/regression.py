@@ -2,7 +2,7 @@
 
     python examples/regression.py          # a few seconds on 2 CPU cores
     python examples/regression.py --fast   # one tiny epoch (also: LM_EXAMPLE_FAST=1)
-    tensorboard --logdir lightning_logs    # val/* per epoch, test/* once (scalars only: no images)
+    .venv/bin/tensorboard --logdir lightning_logs    # val/* per epoch, test/* once (scalars only: no images)
 
 MSE, R2, Pearson and explained variance are all functions of the same running moments (count,
 means, co-moments in float64, merged with Chan's parallel formula), so the collection updates
@@ -22,6 +22,9 @@ import torch
 from lightning.pytorch.loggers import CSVLogger, TensorBoardLogger
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from digits import tensorboard_command  # noqa: E402  (the command that works in the shell that ran this)
 
 import lightning_metrics as lm
 from lightning_metrics.regression import (
@@ -163,7 +166,7 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     for name in regression_metrics():
         print(f"{name:<20}{val[f'val/{name}']:>10.4f}{test[f'test/{name}']:>10.4f}")
     print(f"\nEvery epoch's values are in {os.path.join(logger.log_dir, 'metrics.csv')}")
-    print(f"and in TensorBoard: tensorboard --logdir {args.logdir}")
+    print(f"and in TensorBoard: {tensorboard_command(args.logdir)}")
     return {"val": val, "test": test}
 
 
