@@ -12,23 +12,20 @@ scores (Calinski-Harabasz, Davies-Bouldin, Dunn) keep the samples.
 >>> {k: round(v.item(), 4) for k, v in sorted(scores.compute().items())}
 {'ari': 0.5714, 'rand': 0.8333}
 
-Notes and differences from torchmetrics (nominal and clustering)
-----------------------------------------------------------------
+Notes and differences from torchmetrics (clustering)
+----------------------------------------------------
 
-Every label-based score is one formula over one contingency table
-whose statistics are computed in float64 once per compute: a collection of nine clustering scores
-updates one pair of states and builds one table. Memory: the label pairs for the clustering scores
-(16 bytes per sample for int64 labels: cluster ids are arbitrary integers), a ``num_classes x
-num_classes`` int64 table for the nominal metrics and ``ClusterAccuracy`` (its assignment is solved
-in torch, no extra package), three sums and a row per update for ``FleissKappa``, the samples for
-the embedding scores. Differences: nominal functions relabel the categories that occur, so any
-values work (torchmetrics indexes by value and mixes up cells when values have gaps); the tables
-are exact int64 (torchmetrics: float32, inexact past 2^24 counts); adjusted mutual information
-sums its expected value in float64 (torchmetrics' float32 loop drifts at large N) and returns 1.0
-where MI, its expectation and the normaliser coincide, as scikit-learn; adjusted Rand uses exact
-integer pair counts (torchmetrics' int64 products overflow from about 300k samples);
-``FleissKappa(mode="probs")`` works with more categories than raters; computing before any update
-returns the empty-input value after the usual warning (torchmetrics raises).
+Every label-based score is one formula over one contingency table whose statistics are computed
+in float64 once per compute: a collection of nine clustering scores updates one pair of states and
+builds one table. Memory: the label pairs (16 bytes per sample for int64 labels: cluster ids are
+arbitrary integers), a ``num_classes x num_classes`` int64 table for ``ClusterAccuracy`` (its
+assignment is solved in torch, no extra package), the samples for the embedding scores.
+Differences: the tables are exact int64 (torchmetrics: float32, inexact past 2^24 counts); adjusted
+mutual information sums its expected value in float64 (torchmetrics' float32 loop drifts at large
+N) and returns 1.0 where MI, its expectation and the normaliser coincide, as scikit-learn; adjusted
+Rand uses exact integer pair counts (torchmetrics' int64 products overflow from about 300k samples);
+computing before any update returns the empty-input value after the usual warning (torchmetrics
+raises).
 """
 
 from lightning_metrics.clustering import embeddings as _embeddings
