@@ -58,6 +58,7 @@ from typing import Any, Optional, Union
 
 import pytest
 import torch
+from lightning.pytorch.loops.fit_loop import _FitLoop
 
 from tests.integration.lifecycle_runs import (
     MEMBER_INPUTS, POINTS, TRAIN_SIZE, VAL2_SIZE, VAL_SIZE, TEST_SIZE, boot_oracle, launch_two_processes,
@@ -70,6 +71,12 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore::UserWarning"),
     pytest.mark.filterwarnings("ignore::lightning.fabric.utilities.warnings.PossibleUserWarning"),
 ]
+
+# Lightning 2.4 (the floor) has no restart stages in its fit loop: it runs again the train batch whose
+# `on_train_batch_end` wrote the checkpoint (the engine warns that such a resume needs Lightning 2.5)
+# and replays epoch 0 differently; the resume cells model Lightning 2.5+ replays, and
+# tests/integration/test_resume.py covers the floor's resumes against the uninterrupted run
+_NO_RESTART_STAGES = not hasattr(_FitLoop, "update_restart_stage")
 
 # the datasets: (size, seed) of lifecycle_runs.loader
 TRAIN, VAL, VAL2, TEST = (TRAIN_SIZE, 0), (VAL_SIZE, 1), (VAL2_SIZE, 3), (TEST_SIZE, 2)
@@ -204,6 +211,12 @@ def test_an_uninterrupted_fit_logs_the_oracle_values(runs: Runs, world: int) -> 
 @pytest.mark.parametrize(("src", "dst"), LAYOUTS, ids=[f"{s}to{d}" for s, d in LAYOUTS])
 def test_a_resumed_fit_logs_what_the_samples_it_fed_give(runs: Runs, point: str, src: int, dst: int) -> None:
     save, name = f"save{src}", f"resume{dst}from{src}_{point}"
+    if _NO_RESTART_STAGES:
+        if point in ("mid", "last"):  # written in on_train_batch_end: both doors say it cannot be exact
+            said = runs.rank0(name)["warnings"]  # (said on rank zero)
+            assert said and all("needs Lightning 2.5 or newer" in w for w in said), (name, said)
+        pytest.skip("this Lightning replays a resumed epoch without restart stages (exact resumes need "
+                    "Lightning 2.5 or newer); tests/integration/test_resume.py covers its resumes")
     saved_ranks, resumed = runs.ranks(save), runs.ranks(name)
     # the train samples whose states the checkpoint holds: those fed in epoch 0 before the save, but at
     # ``epochend`` the metrics had logged and reset them already (ModelCheckpoint runs last)
