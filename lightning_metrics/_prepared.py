@@ -269,9 +269,7 @@ class PreparedUpdates:
 
         def commit() -> None:
             attrs = self.__dict__
-            token = attrs.get("_compute_group")
-            if token is not None and not token.driving:
-                self._own_states()
+            self._own_states()  # (a member committing on its own leaves its group first)
             assign()
             attrs["_update_count"] += 1
             attrs["_computed"] = None
