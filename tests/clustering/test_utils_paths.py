@@ -8,7 +8,6 @@ Values agree to 1e-6 with the same dtype, shape and layout; invalid calls raise 
 from __future__ import annotations
 
 import importlib
-import warnings
 from collections.abc import Callable
 
 import pytest
@@ -16,6 +15,7 @@ import torch
 import torchmetrics.functional.clustering.utils as tm_utils
 
 import lightning_metrics.functional.clustering.utils as lm_utils
+from tests._outcomes import assert_same_outcome, outcome
 from tests._seeds import keyed_generator
 
 # ``import a.b.adjusted_mutual_info_score as m`` would give the function of that name (in both packages)
@@ -152,40 +152,14 @@ CALLS += [
 ]
 
 
-def _run(module, call: Callable) -> object:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return call(module)
-    except Exception as error:  # noqa: BLE001 - the outcome compared is the exception's type
-        return error
-
-
-def _same(ours: object, theirs: object, what: str) -> None:
-    if isinstance(theirs, Exception):
-        assert isinstance(ours, type(theirs)), f"{what}: torchmetrics raised {theirs!r}, ours gave {ours!r}"
-        return
-    assert not isinstance(ours, Exception), f"{what}: ours raised {ours!r}, torchmetrics gave {theirs!r}"
-    if not isinstance(theirs, torch.Tensor):  # None, or a Python value
-        assert type(ours) is type(theirs) and ours == theirs, f"{what}: {ours!r} vs {theirs!r}"
-        return
-    assert isinstance(ours, torch.Tensor), what
-    assert (ours.dtype, ours.shape, ours.layout) == (theirs.dtype, theirs.shape, theirs.layout), (
-        f"{what}: {ours.dtype} {tuple(ours.shape)} {ours.layout} vs {theirs.dtype} {tuple(theirs.shape)} {theirs.layout}"
-    )
-    if theirs.is_sparse:
-        ours, theirs = ours.to_dense(), theirs.to_dense()
-    torch.testing.assert_close(ours, theirs, rtol=1e-6, atol=1e-6, equal_nan=True, msg=what)
-
-
 @pytest.mark.parametrize(("name", "call"), CALLS, ids=[c[0] for c in CALLS])
 def test_matches_torchmetrics(name: str, call: Callable) -> None:
     emi = name.startswith("emi")
-    theirs = _run(tm_ami if emi else tm_utils, call)
-    ours = _run(lm_ami if emi else lm_utils, call)
+    theirs = outcome(lambda: call(tm_ami if emi else tm_utils))
+    ours = outcome(lambda: call(lm_ami if emi else lm_utils))
     if not name.startswith("bad-"):
         assert not isinstance(theirs, Exception), f"{name}: the oracle raised {theirs!r}"
-    _same(ours, theirs, name)
+    assert_same_outcome(ours, theirs, name)
 
 
 def test_expected_mutual_info_is_bitwise_torchmetrics_on_a_large_table() -> None:

@@ -265,6 +265,32 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def launch_two_nodes(out: Path, name: str, source: str, args: tuple[str, ...] = (),
+                     timeout: int = 400) -> "list[subprocess.Popen]":
+    """Write ``source`` to ``out/name.py`` and start it as two nodes of one process each
+    (``Trainer(num_nodes=2, devices=1)``: ``NODE_RANK`` 0 and 1, gloo on 127.0.0.1), each under
+    ``timeout -k 10 {timeout}``, with ``out`` and ``args`` as its arguments."""
+    script = out / f"{name}.py"
+    script.write_text(source)
+    port = str(free_port())
+    procs = []
+    for node in (0, 1):
+        env = dict(os.environ, PYTHONPATH=str(ROOT), MASTER_ADDR="127.0.0.1", MASTER_PORT=port,
+                   NODE_RANK=str(node), LOCAL_RANK="0", OMP_NUM_THREADS="1")
+        procs.append(subprocess.Popen(
+            ["timeout", "-k", "10", str(timeout), sys.executable, str(script), str(out), *args], cwd=str(out), env=env,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        ))
+    return procs
+
+
+def wait_two_nodes(procs: "list[subprocess.Popen]") -> list[str]:
+    """Wait for both nodes of :func:`launch_two_nodes`; the failures, with the tail of their output."""
+    outputs = [p.communicate()[0] for p in procs]
+    return [f"node {node} failed ({proc.returncode}):\n{text[-6000:]}"
+            for node, (proc, text) in enumerate(zip(procs, outputs)) if proc.returncode != 0]
+
+
 def run_script(source: str, tmp_path: Path, timeout: float = 150.0) -> subprocess.CompletedProcess:
     """Run ``source`` in a fresh interpreter (repo root on the path, a free port), with a timeout."""
     script = tmp_path / "script.py"

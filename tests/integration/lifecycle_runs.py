@@ -18,7 +18,6 @@ import csv
 import json
 import os
 import subprocess
-import sys
 import traceback
 import warnings
 from collections import defaultdict
@@ -333,29 +332,11 @@ getattr(lifecycle_runs, sys.argv[2])(Path(sys.argv[1]))
 
 
 def launch_two_processes(out: Path, runs: str, timeout: int) -> "list[subprocess.Popen]":
-    """Start ``lifecycle_runs.{runs}(out)`` as two nodes of one process each (``Trainer(num_nodes=2,
-    devices=1)``, ``NODE_RANK`` 0 and 1, gloo on 127.0.0.1), each under ``timeout -k 10 {timeout}``."""
-    from tests.integration.integration_helpers import ROOT, free_port
+    """Start ``lifecycle_runs.{runs}(out)`` as two nodes of one process each (see
+    :func:`~tests.integration.integration_helpers.launch_two_nodes`)."""
+    from tests.integration.integration_helpers import launch_two_nodes
 
-    script = out / f"{runs}.py"
-    script.write_text(_SCRIPT)
-    port = str(free_port())
-    procs = []
-    for node in (0, 1):
-        env = dict(os.environ, PYTHONPATH=str(ROOT), MASTER_ADDR="127.0.0.1", MASTER_PORT=port,
-                   NODE_RANK=str(node), LOCAL_RANK="0", OMP_NUM_THREADS="1")
-        procs.append(subprocess.Popen(
-            ["timeout", "-k", "10", str(timeout), sys.executable, str(script), str(out), runs], cwd=str(out), env=env,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        ))
-    return procs
-
-
-def wait_two_processes(procs: "list[subprocess.Popen]") -> list[str]:
-    """Wait for both nodes; the failures, with the tail of their output."""
-    outputs = [p.communicate()[0] for p in procs]
-    return [f"node {node} failed ({proc.returncode}):\n{text[-6000:]}"
-            for node, (proc, text) in enumerate(zip(procs, outputs)) if proc.returncode != 0]
+    return launch_two_nodes(out, runs, _SCRIPT, (runs,), timeout)
 
 
 DDP: dict[str, Any] = dict(strategy="ddp", num_nodes=2, devices=1)

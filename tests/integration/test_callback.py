@@ -498,14 +498,17 @@ class _DetectionModel(L.LightningModule):
         return torch.optim.SGD(self.parameters(), lr=0.0)
 
 
-def test_detection_results_reach_the_loggers_by_class_id_and_without_sentinels(tmp_path: Path) -> None:
+@pytest.mark.parametrize("beside", [False, True], ids=["alone", "beside another mAP"])
+def test_detection_results_reach_the_loggers_by_class_id_and_without_sentinels(tmp_path: Path, beside: bool) -> None:
     """issue 36, points 1 and 2, in a real fit with a CSVLogger: no -1 in any logged value, the
-    per-class keys are the class ids (named by `class_names` as a dict), stable across epochs."""
+    per-class keys are the class ids (named by `class_names` as a dict), stable across epochs; also
+    when another member's dict shares the keys, so the collection prefixes them (``det_map_per_class``)."""
     from lightning_metrics.detection import MeanAveragePrecision
 
-    callback = lm.MetricsCallback(
-        {"det": MeanAveragePrecision(class_metrics=True)}, stages=("val",), class_names={3: "cat", 5: "dog", 7: "emu"},
-    )
+    metrics = {"det": MeanAveragePrecision(class_metrics=True)}
+    if beside:
+        metrics["det50"] = MeanAveragePrecision(iou_thresholds=[0.5], class_metrics=True)
+    callback = lm.MetricsCallback(metrics, stages=("val",), class_names={3: "cat", 5: "dog", 7: "emu"})
     data = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.ones(4, 1)), batch_size=1)
     trainer = L.Trainer(callbacks=[callback], **trainer_kwargs(tmp_path))
     with pytest.warns(UserWarning, match=r"are -1 \(no ground truth in that area range or class this epoch\)"):
@@ -513,8 +516,9 @@ def test_detection_results_reach_the_loggers_by_class_id_and_without_sentinels(t
     rows = _csv_rows(trainer)
     logged = {k for row in rows for k, v in row.items() if v not in ("", None)}
     assert not [k for row in rows for k, v in row.items() if v not in ("", None) and float(v) == -1.0]
-    per_class = sorted(k for k in logged if "map_per_class" in k)
-    assert per_class == ["val/map_per_class/3_cat", "val/map_per_class/5_dog"], per_class
-    first, second = [r for r in rows if r.get("val/map")]
-    assert first["val/map_per_class/3_cat"] and not second["val/map_per_class/3_cat"]  # class 3 gone in epoch 2
-    assert first["val/map_per_class/5_dog"] and second["val/map_per_class/5_dog"]  # class 5 keeps its key
+    key = "val/det_map_per_class" if beside else "val/map_per_class"
+    per_class = sorted(k for k in logged if k.startswith(f"{key}/"))
+    assert per_class == [f"{key}/3_cat", f"{key}/5_dog"], sorted(logged)
+    first, second = [r for r in rows if r.get("val/det_map" if beside else "val/map")]
+    assert first[f"{key}/3_cat"] and not second[f"{key}/3_cat"]  # class 3 gone in epoch 2
+    assert first[f"{key}/5_dog"] and second[f"{key}/5_dog"]  # class 5 keeps its key

@@ -60,10 +60,11 @@ import pytest
 import torch
 from lightning.pytorch.loops.fit_loop import _FitLoop
 
+from tests.integration.integration_helpers import wait_two_nodes
 from tests.integration.lifecycle_runs import (
     MEMBER_INPUTS, POINTS, TRAIN_SIZE, VAL2_SIZE, VAL_SIZE, TEST_SIZE, boot_oracle, launch_two_processes,
     lifecycle_oracle, member_oracle, other_runs_one_process, resume_runs_one_process, save_runs_one_process,
-    two_process_runs, wait_two_processes,
+    two_process_runs,
 )
 
 pytestmark = [
@@ -106,8 +107,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
     save_runs_one_process(out)  # the 1-process checkpoints, which the 2-process script resumes 1->2
     procs = launch_two_processes(out, two_process_runs.__name__, timeout=400)
     other_runs_one_process(out)  # meanwhile: these need no checkpoint
-    failures = wait_two_processes(procs)
-    failures += wait_two_processes(launch_two_processes(out, "uneven_runs", timeout=120))
+    failures = wait_two_nodes(procs)
+    failures += wait_two_nodes(launch_two_processes(out, "uneven_runs", timeout=120))
     resume_runs_one_process(out)  # 1->1 and 2->1
     return Runs(out, failures)
 

@@ -25,9 +25,6 @@ What the resumed run must log, from what Lightning 2.6 replays:
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +33,7 @@ import torch
 from lightning.pytorch.loops.fit_loop import _FitLoop
 
 from tests.integration.input_kinds import KindsModel, kinds_oracle
-from tests.integration.integration_helpers import ROOT, free_port
+from tests.integration.integration_helpers import launch_two_nodes, wait_two_nodes
 from tests.integration.resume_runs import POINTS, TRAIN_SIZE, run_fit
 
 pytestmark = [
@@ -61,20 +58,8 @@ two_process_runs(Path(sys.argv[1]))
 
 def _two_processes(out: Path, timeout: int = 400) -> None:
     """Two processes as two nodes of one process each (``Trainer(num_nodes=2, devices=1)``)."""
-    script = out / "two_nodes.py"
-    script.write_text(_SCRIPT)
-    port = str(free_port())
-    procs = []
-    for node in (0, 1):
-        env = dict(os.environ, PYTHONPATH=str(ROOT), MASTER_ADDR="127.0.0.1", MASTER_PORT=port,
-                   NODE_RANK=str(node), LOCAL_RANK="0", OMP_NUM_THREADS="1")
-        procs.append(subprocess.Popen(
-            ["timeout", "-k", "10", str(timeout), sys.executable, str(script), str(out)], cwd=str(out), env=env,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        ))
-    outputs = [p.communicate()[0] for p in procs]
-    for node, (proc, text) in enumerate(zip(procs, outputs)):
-        assert proc.returncode == 0, f"node {node} failed ({proc.returncode}):\n{text[-6000:]}"
+    failures = wait_two_nodes(launch_two_nodes(out, "two_nodes", _SCRIPT, timeout=timeout))
+    assert not failures, "\n".join(failures)
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import torch
 
+from tests._outcomes import assert_same_outcome, outcome
 from tests.retrieval._cases import make_documents, median_of_squares
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -84,22 +85,6 @@ def _load(package: str) -> dict[str, Any]:
 THEIRS, OURS = _load("torchmetrics"), _load("lightning_metrics")
 
 
-def _outcome(fn: Any) -> Any:
-    try:
-        return fn()
-    except Exception as error:  # noqa: BLE001 - compared by type
-        return error
-
-
-def _same(ours: Any, theirs: Any, what: str) -> None:
-    if isinstance(theirs, Exception):
-        assert isinstance(ours, type(theirs)), f"{what}: torchmetrics raised {theirs!r}, ours gave {ours!r}"
-        return
-    assert not isinstance(ours, Exception), f"{what}: ours raised {ours!r}, torchmetrics gave {theirs!r}"
-    assert (ours.dtype, ours.shape) == (theirs.dtype, theirs.shape), f"{what}: {ours!r} vs {theirs!r}"
-    torch.testing.assert_close(ours, theirs, rtol=1e-6, atol=1e-6, equal_nan=True, msg=what)
-
-
 def _case(name: str, seed: int) -> tuple[dict[str, Any], list[tuple[torch.Tensor, ...]]]:
     rng = random.Random(f"{name}-{seed}")
     kwargs: dict[str, Any] = {
@@ -141,9 +126,9 @@ def test_subclass_matches_torchmetrics(name: str, seed: int) -> None:
             continue  # torchmetrics refuses a batch without documents; ours adds nothing
         ours.update(preds, target, indexes=indexes)
         theirs.update(preds, target, indexes=indexes)
-        _same(_outcome(lambda: ours_forward(preds, target, indexes=indexes)),
-              _outcome(lambda: theirs_forward(preds, target, indexes=indexes)), f"forward {i} {kwargs}")
-    _same(_outcome(ours.compute), _outcome(theirs.compute), f"compute {kwargs}")
+        assert_same_outcome(outcome(lambda: ours_forward(preds, target, indexes=indexes)),
+              outcome(lambda: theirs_forward(preds, target, indexes=indexes)), f"forward {i} {kwargs}")
+    assert_same_outcome(outcome(ours.compute), outcome(theirs.compute), f"compute {kwargs}")
 
 
 def test_the_target_reaches_metric_in_torchmetrics_dtype() -> None:
@@ -186,7 +171,7 @@ def test_in_a_collection_with_built_in_measures() -> None:
     got, expected = ours.compute(), theirs.compute()
     assert got.keys() == expected.keys()
     for key in expected:
-        _same(got[key], expected[key], key)
+        assert_same_outcome(got[key], expected[key], key)
 
 
 def test_merged_and_reset_states() -> None:

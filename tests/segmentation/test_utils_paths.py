@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import random
-import warnings
 from collections.abc import Callable
 
 import numpy as np
@@ -20,6 +19,7 @@ import torchmetrics.functional.segmentation.utils as tm_utils
 from scipy import ndimage
 
 import lightning_metrics.functional.segmentation.utils as lm_utils
+from tests._outcomes import assert_same_outcome, outcome
 from tests._seeds import keyed_generator
 
 
@@ -171,43 +171,12 @@ for spacing in [(1, 1, 1), (2, 2, 2), (1, 2, 3)] + [tuple(round(_rng.uniform(0.0
     CALLS.append((f"table-surface-{spacing}", lambda m, s=spacing: m.table_surface_area(s)))
 
 
-def _run(module, call: Callable) -> object:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return call(module)
-    except Exception as error:  # noqa: BLE001 - the outcome compared is the exception's type
-        return error
-
-
-def _same(ours: object, theirs: object, what: str) -> None:
-    if isinstance(theirs, Exception):
-        assert isinstance(ours, type(theirs)), f"{what}: torchmetrics raised {theirs!r}, ours gave {ours!r}"
-        return
-    assert not isinstance(ours, Exception), f"{what}: ours raised {ours!r}, torchmetrics gave {theirs!r}"
-    if isinstance(theirs, tuple):
-        assert isinstance(ours, tuple) and len(ours) == len(theirs), f"{what}: {type(ours)} vs {len(theirs)}-tuple"
-        for k, (a, b) in enumerate(zip(ours, theirs)):
-            _same(a, b, f"{what}[{k}]")
-        return
-    if theirs is None:
-        assert ours is None, what
-        return
-    if isinstance(theirs, np.ndarray):
-        assert isinstance(ours, np.ndarray) and ours.dtype == theirs.dtype, f"{what}: {type(ours)}"
-        ours, theirs = torch.from_numpy(ours), torch.from_numpy(theirs)
-    assert (ours.dtype, ours.shape) == (theirs.dtype, theirs.shape), (
-        f"{what}: {ours.dtype} {tuple(ours.shape)} vs {theirs.dtype} {tuple(theirs.shape)}"
-    )
-    torch.testing.assert_close(ours, theirs, rtol=1e-6, atol=1e-6, equal_nan=True, msg=what)
-
-
 @pytest.mark.parametrize(("name", "call"), CALLS, ids=[c[0] for c in CALLS])
 def test_matches_torchmetrics(name: str, call: Callable) -> None:
-    theirs = _run(tm_utils, call)
+    theirs = outcome(lambda: call(tm_utils))
     if not name.startswith("bad-"):
         assert not isinstance(theirs, Exception), f"{name}: the oracle raised {theirs!r}"
-    _same(_run(lm_utils, call), theirs, name)
+    assert_same_outcome(outcome(lambda: call(lm_utils)), theirs, name)
 
 
 # ---------------------------------------------------------------- where torchmetrics fails
