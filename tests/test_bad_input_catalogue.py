@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import pytest
 
-from tests.audio import test_bad_input as audio, test_state as audio_state
+from tests.audio import test_bad_input as audio, test_state as audio_state, test_stoi as audio_stoi
 from tests.clustering import test_bad_input as clustering, test_inputs as clustering_inputs
 from tests.detection import test_bad_input as detection
 from tests.image import test_bad_input as image
+from tests.multimodal import test_lve as multimodal
 from tests.nominal import test_bad_input as nominal, test_modular as nominal_modular
 from tests.retrieval import test_bad_input as retrieval
 from tests.segmentation import test_bad_input as segmentation
+from tests.shape import test_procrustes as shape
 from tests.text import test_bad_input as text, test_states as text_states
 
 TABLES: dict[str, list] = {
@@ -26,10 +28,12 @@ TABLES: dict[str, list] = {
     "retrieval": list(retrieval.BAD_BATCHES.items()),
     "segmentation": list(segmentation.BAD_BATCHES),
     "image": list(image.BAD_BATCHES),
-    "audio": list(audio.CASES) + list(audio_state.BAD_BATCHES),
+    "audio": list(audio.CASES) + list(audio_state.BAD_BATCHES) + list(audio_stoi.BAD_BATCHES),
     "clustering": list(clustering.CASES) + list(clustering_inputs.BAD_LABELS.items())
     + list(clustering_inputs.BAD_EMBEDDINGS.items()),
     "nominal": list(nominal.CASES) + list(nominal_modular.BAD.items()),
+    "shape": list(shape.BAD_BATCHES),
+    "multimodal": list(multimodal.BAD_BATCHES),
 }
 
 
@@ -39,7 +43,9 @@ def test_every_domain_has_cases_and_there_are_at_least_60() -> None:
     assert sum(counts.values()) >= 60, counts
 
 
-@pytest.mark.parametrize("domain", ["detection", "retrieval", "image", "audio", "clustering", "nominal", "text"])
+@pytest.mark.parametrize(
+    "domain", ["detection", "retrieval", "image", "audio", "clustering", "nominal", "text", "shape", "multimodal"]
+)
 def test_non_finite_values_are_among_the_cases(domain: str) -> None:
     text_of_cases = repr(TABLES[domain]).lower()
     assert "nan" in text_of_cases, domain

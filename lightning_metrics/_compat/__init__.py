@@ -20,10 +20,10 @@ so that ``hasattr`` stays false).
 >>> from lightning_metrics.classification import MulticlassAccuracy as same
 >>> MulticlassAccuracy is same
 True
->>> from lightning_metrics.image.fid import FrechetInceptionDistance
+>>> from lightning_metrics.detection.helpers import CocoBackend
 Traceback (most recent call last):
 ...
-lightning_metrics._compat.NotOfferedError: lightning_metrics does not offer torchmetrics.image.fid.FrechetInceptionDistance: it needs downloaded weights ...
+lightning_metrics._compat.NotOfferedError: lightning_metrics does not offer torchmetrics.detection.helpers.CocoBackend: it needs downloaded weights ...
 """
 
 from __future__ import annotations
@@ -46,16 +46,14 @@ _SOURCES = {"collections": f"{ROOT}.collection", "metric": f"{ROOT}.metric"}
 _NAMESPACES = ("", "functional")
 # torchmetrics metrics (and helpers) that need downloaded network weights or external tools: never offered here.
 _NEEDS_WEIGHTS = frozenset(
-    "FrechetInceptionDistance KernelInceptionDistance InceptionScore LearnedPerceptualImagePatchSimilarity "
-    "DeepImageStructureAndTextureSimilarity MemorizationInformedFrechetInceptionDistance ARNIQA "
-    "PerceptualPathLength CLIPImageQualityAssessment CLIPScore BERTScore InfoLM "
-    "PerceptualEvaluationSpeechQuality ShortTimeObjectiveIntelligibility "
-    "SpeechReverberationModulationEnergyRatio DeepNoiseSuppressionMeanOpinionScore "
+    "LearnedPerceptualImagePatchSimilarity "
+    "DeepImageStructureAndTextureSimilarity ARNIQA "
+    "PerceptualPathLength "
+    "DeepNoiseSuppressionMeanOpinionScore "
     "NonIntrusiveSpeechQualityAssessment VideoMultiMethodAssessmentFusion "
     "learned_perceptual_image_patch_similarity deep_image_structure_and_texture_similarity arniqa "
-    "perceptual_path_length clip_image_quality_assessment clip_score bert_score infolm "
-    "perceptual_evaluation_speech_quality short_time_objective_intelligibility "
-    "speech_reverberation_modulation_energy_ratio deep_noise_suppression_mean_opinion_score "
+    "perceptual_path_length "
+    "deep_noise_suppression_mean_opinion_score "
     "non_intrusive_speech_quality_assessment video_multi_method_assessment_fusion "
     # the COCO backends (pycocotools, faster-coco-eval) of detection.helpers: the protocol runs natively
     "CocoBackend".split()

@@ -35,7 +35,10 @@ PATHS: dict[str, str] = {
     "audio": (
         "complex_scale_invariant_signal_noise_ratio permutation_invariant_training pit_permutate "
         "scale_invariant_signal_distortion_ratio scale_invariant_signal_noise_ratio signal_distortion_ratio "
-        "signal_noise_ratio source_aggregated_signal_distortion_ratio"
+        "signal_noise_ratio source_aggregated_signal_distortion_ratio "
+        "perceptual_evaluation_speech_quality short_time_objective_intelligibility "
+        "speech_reverberation_modulation_energy_ratio deep_noise_suppression_mean_opinion_score "
+        "non_intrusive_speech_quality_assessment"
     ),
     "audio.dnsmos": "InferenceSession deep_noise_suppression_mean_opinion_score",
     "audio.nisqa": "non_intrusive_speech_quality_assessment",
@@ -210,7 +213,7 @@ PATHS: dict[str, str] = {
     "image.uqi": "universal_image_quality_index",
     "image.utils": "",
     "image.vif": "visual_information_fidelity",
-    "multimodal": "lip_vertex_error",
+    "multimodal": "lip_vertex_error clip_image_quality_assessment clip_score",
     "multimodal.clip_iqa": "clip_image_quality_assessment",
     "multimodal.clip_score": "JinaProcessorWrapper clip_score",
     "multimodal.lve": "lip_vertex_error",
@@ -294,7 +297,7 @@ PATHS: dict[str, str] = {
     "text": (
         "bleu_score char_error_rate chrf_score edit_distance extended_edit_distance match_error_rate "
         "perplexity rouge_score sacre_bleu_score squad translation_edit_rate word_error_rate "
-        "word_information_lost word_information_preserved"
+        "word_information_lost word_information_preserved bert_score infolm"
     ),
     "text.bert": "bert_score",
     "text.bleu": "bleu_score",

@@ -34,7 +34,10 @@ PATHS: dict[str, str] = {
     "audio": (
         "ComplexScaleInvariantSignalNoiseRatio PermutationInvariantTraining "
         "ScaleInvariantSignalDistortionRatio ScaleInvariantSignalNoiseRatio SignalDistortionRatio "
-        "SignalNoiseRatio SourceAggregatedSignalDistortionRatio"
+        "SignalNoiseRatio SourceAggregatedSignalDistortionRatio "
+        "PerceptualEvaluationSpeechQuality ShortTimeObjectiveIntelligibility "
+        "SpeechReverberationModulationEnergyRatio DeepNoiseSuppressionMeanOpinionScore "
+        "NonIntrusiveSpeechQualityAssessment"
     ),
     "audio.dnsmos": "DeepNoiseSuppressionMeanOpinionScore",
     "audio.nisqa": "NonIntrusiveSpeechQualityAssessment",
@@ -190,7 +193,7 @@ PATHS: dict[str, str] = {
     "image.uqi": "UniversalImageQualityIndex",
     "image.vif": "VisualInformationFidelity",
     "metric": "jit_distributed_available Metric CompositionalMetric",
-    "multimodal": "LipVertexError",
+    "multimodal": "LipVertexError CLIPImageQualityAssessment CLIPScore",
     "multimodal.clip_iqa": "CLIPImageQualityAssessment",
     "multimodal.clip_score": "CLIPScore",
     "multimodal.lve": "LipVertexError",
@@ -255,7 +258,8 @@ PATHS: dict[str, str] = {
     "shape.procrustes": "ProcrustesDisparity",
     "text": (
         "BLEUScore CHRFScore CharErrorRate EditDistance ExtendedEditDistance MatchErrorRate Perplexity "
-        "ROUGEScore SQuAD SacreBLEUScore TranslationEditRate WordErrorRate WordInfoLost WordInfoPreserved"
+        "ROUGEScore SQuAD SacreBLEUScore TranslationEditRate WordErrorRate WordInfoLost WordInfoPreserved "
+        "BERTScore InfoLM"
     ),
     "text.bert": "BERTScore",
     "text.bleu": "BLEUScore",

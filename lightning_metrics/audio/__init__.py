@@ -12,8 +12,10 @@ classes have none) skips that check and its host read.
 >>> si_sdr.compute()
 tensor(18.4030)
 
-PESQ, STOI, SRMR, DNSMOS and NISQA need external tools or network weights and are not offered:
-importing one says so; the torchmetrics object can be passed to ``MetricsCallback`` as it is.
+STOI and SRMR are computed natively; PESQ calls the ITU-T reference code through the optional
+``pesq`` package (``pip install lightning_metrics[audio]``). DNSMOS and NISQA need network weights
+and are not offered: importing one says so; the torchmetrics object can be passed to
+``MetricsCallback`` as it is.
 
 Notes and differences from torchmetrics (audio)
 -----------------------------------------------
@@ -22,11 +24,31 @@ Every metric is a mean over utterances (or mixtures): a float64 sum and a count,
 number of batches. ``SignalDistortionRatio`` solves its Toeplitz system in torch (exactly, or with
 ``use_cg_iter`` steps of preconditioned conjugate gradient in fast-bss-eval's operation order): no
 ``fast_bss_eval`` package is needed. ``PermutationInvariantTraining`` scores every permutation on
-the device in one batched call. PESQ, STOI, SRMR, DNSMOS and NISQA need external tools or
-downloaded weights and are never offered.
+the device in one batched call.
+
+``ShortTimeObjectiveIntelligibility`` runs in torch (float64, on the inputs' device, the whole
+batch at once: polyphase resampling to 10 kHz, silent-frame removal, one-third-octave bands,
+clipping) and needs no pystoi; its values equal pystoi's, which torchmetrics computes signal by
+signal on the CPU. Differences: extended STOI of a band that is exactly constant over a segment
+(digital silence in ``preds`` or ``target``) contributes 0, where pystoi adds random noise of
+machine-epsilon size and gets a random value near 0; a signal too short for one segment scores
+``1e-5`` with a warning (pystoi raises for signals shorter than one frame) and always in float64.
+``PerceptualEvaluationSpeechQuality`` needs the ``pesq`` package (the ITU-T P.862 reference code,
+compiled on install: ``pip install lightning_metrics[audio]``). Differences: the function returns
+shape ``(...)`` for inputs ``(..., time)`` (torchmetrics flattens them to one dimension);
+``fs=8000`` with ``mode="wb"`` raises in the constructor (torchmetrics: at the first update); with
+``n_processes`` above 1 an utterance that the reference code rejects raises, as with one process
+(torchmetrics drops its value silently). ``SpeechReverberationModulationEnergyRatio`` runs in torch
+without ``gammatone`` or ``torchaudio`` (which torchmetrics needs): its infinite-impulse-response
+filters (the gammatone filterbank, the modulation filters) are applied exactly in the frequency
+domain, on an FFT grid long enough for their responses to decay, so the whole batch is filtered at
+once (torchmetrics: a recursion over the samples; ``fast=True``: NumPy per signal); values equal
+torchmetrics' to about 1e-10 relative. Integer inputs are scaled by their type's maximum
+(torchmetrics fails on them). DNSMOS and NISQA need downloaded weights and are never offered.
 """
 
 from lightning_metrics import _compat
+from lightning_metrics.audio.pesq import PerceptualEvaluationSpeechQuality
 from lightning_metrics.audio.pit import PermutationInvariantTraining
 from lightning_metrics.audio.ratios import (
     ComplexScaleInvariantSignalNoiseRatio,
@@ -36,15 +58,20 @@ from lightning_metrics.audio.ratios import (
     SignalNoiseRatio,
     SourceAggregatedSignalDistortionRatio,
 )
+from lightning_metrics.audio.srmr import SpeechReverberationModulationEnergyRatio
+from lightning_metrics.audio.stoi import ShortTimeObjectiveIntelligibility
 
 __all__ = [
     "ComplexScaleInvariantSignalNoiseRatio",
+    "PerceptualEvaluationSpeechQuality",
     "PermutationInvariantTraining",
     "ScaleInvariantSignalDistortionRatio",
     "ScaleInvariantSignalNoiseRatio",
+    "ShortTimeObjectiveIntelligibility",
     "SignalDistortionRatio",
     "SignalNoiseRatio",
     "SourceAggregatedSignalDistortionRatio",
+    "SpeechReverberationModulationEnergyRatio",
 ]
 
 __getattr__ = _compat.module_getattr(__name__)

@@ -14,9 +14,10 @@ and its host read.
 >>> psnr.compute()
 tensor(9.0309)
 
-The metrics that need network weights (FID, KID, IS, LPIPS, DISTS, MiFID, ARNIQA, perceptual path
-length) are not offered: importing one says so; the torchmetrics object can be passed to
-``MetricsCallback`` as it is.
+FID, KID, the Inception score and MiFID take torchmetrics' Inception-v3 (``feature=2048``, its
+weights downloaded once) or any ``nn.Module`` feature extractor (:mod:`.generative`). The other
+metrics that need network weights (LPIPS, DISTS, ARNIQA, perceptual path length) are not offered:
+importing one says so; the torchmetrics object can be passed to ``MetricsCallback`` as it is.
 
 Notes and differences from torchmetrics (image)
 -----------------------------------------------
@@ -30,8 +31,10 @@ separable convolutions built once on the metric's device and dtype. ``data_range
 range of the data seen from min/max states that merge exactly across batches and ranks. SSIM pads
 the borders before filtering, as torchmetrics does, so it differs from scikit-image's
 ``structural_similarity`` by a few 1e-4 on the mean (the tests match torchmetrics and check
-scikit-image within that). Integer images are read as float32. FID, KID, IS, LPIPS, DISTS, MiFID
-and ARNIQA need downloaded weights and are never offered.
+scikit-image within that). Integer images are read as float32. FID keeps float64 sums (a feature
+sum, a sum of outer products, a count per distribution) and takes the Fréchet distance through a
+symmetric eigendecomposition in float64 (torchmetrics: eigenvalues of the non-symmetric product);
+KID, IS and MiFID keep the features and draw their random subsets and shuffles as torchmetrics does.
 """
 
 from lightning_metrics import _compat
@@ -39,6 +42,12 @@ from lightning_metrics.image.correlation import (
     SpatialCorrelationCoefficient,
     TotalVariation,
     VisualInformationFidelity,
+)
+from lightning_metrics.image.generative import (
+    FrechetInceptionDistance,
+    InceptionScore,
+    KernelInceptionDistance,
+    MemorizationInformedFrechetInceptionDistance,
 )
 from lightning_metrics.image.pansharpening import (
     QualityWithNoReference,
@@ -60,6 +69,10 @@ from lightning_metrics.image.structural import (
 
 __all__ = [
     "ErrorRelativeGlobalDimensionlessSynthesis",
+    "FrechetInceptionDistance",
+    "InceptionScore",
+    "KernelInceptionDistance",
+    "MemorizationInformedFrechetInceptionDistance",
     "MultiScaleStructuralSimilarityIndexMeasure",
     "PeakSignalNoiseRatio",
     "PeakSignalNoiseRatioWithBlockedEffect",
@@ -76,4 +89,7 @@ __all__ = [
     "VisualInformationFidelity",
 ]
 
-__getattr__ = _compat.module_getattr(__name__)
+# torchmetrics' helpers of image.fid and image.kid (not in its __all__), served from the generative math
+_GENERATIVE = "lightning_metrics.functional.image._generative"
+_HELPERS = ("NoTrainInceptionV3", "maximum_mean_discrepancy", "poly_kernel", "poly_mmd")
+__getattr__ = _compat.module_getattr(__name__, own=dict.fromkeys(_HELPERS, _GENERATIVE))

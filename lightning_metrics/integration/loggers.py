@@ -19,6 +19,21 @@ dict                key by key
 anything else       histogram (tensor summary) + text rendering
 ==================  =====================================================================
 
+and by the logger:
+
+==================  =====================================================================
+logger              gets
+==================  =====================================================================
+TensorBoard         images, text (Text tab), histograms, PR-curve plugin data
+CSV (files)         ``{stage}_{name}_epoch{E}.png`` and ``.csv`` files
+W&B                 one history row per stage and step: ``wandb.Image`` beside W&B's own
+                    charts of the data (confusion matrix, ROC/PR, line, per-class bars)
+                    and tables, at the scalars' ``trainer/global_step``
+                    (:mod:`.logger_services`)
+MLflow              images logged with ``key`` and ``step`` (its image view steps through
+                    the epochs), tables as ``plots/{stage}_{name}_epoch{E}.csv`` artifacts
+==================  =====================================================================
+
 Every image is titled with its tag and the epoch (``"val/confmat · epoch 3"``) and written at
 the step Lightning logs the same epoch's scalars at (:func:`logged_step`), so that in
 TensorBoard's Time Series an image sits beside the values of its epoch. TensorBoard gets images
@@ -27,8 +42,9 @@ tagged ``"{stage}/{name}"`` and text under the same tag (TensorBoard shows
 PR-curve plugin data is tagged ``"{stage}/{name}/pr_curve"`` and a reliability diagram
 ``"{stage}/{name}/reliability"`` (the calibration error itself is the scalar ``"{stage}/{name}"``);
 a CSV logger (or any logger with a ``log_dir`` that is not TensorBoard) gets
-``{stage}_{name}_epoch{E}.png`` and ``.csv`` files; W&B and MLflow their own image APIs.
-:class:`LoggerSink` plugs this into the engine's router (rank zero only), with a frequency; in a
+``{stage}_{name}_epoch{E}.png`` and ``.csv`` files; W&B and MLflow their own image, chart and
+table APIs, at the same step. :class:`LoggerSink` plugs this into the engine's router (rank
+zero only), with a frequency, and writes a stage's results together at the stage's end; in a
 standalone ``validate``/``test`` run it also writes one table of the stage's scalars,
 ``"{stage}/summary"``, to the Text tab (when the engine calls the router's ``finish``).
 
@@ -42,7 +58,6 @@ standalone ``validate``/``test`` run it also writes one table of the stage's sca
 
 from __future__ import annotations
 
-import csv
 import io
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
@@ -50,6 +65,7 @@ from typing import Any, Optional, Sequence, Union
 import torch
 
 from lightning_metrics import plotting
+from lightning_metrics.integration.logger_services import csv_text, variant_tag, write_mlflow, write_wandb
 from lightning_metrics.integration.rendering import (
     Rendering,
     _kind_name,
@@ -86,16 +102,6 @@ def png_bytes(image: Any) -> bytes:
     return buffer.getvalue()
 
 
-def _csv_text(rows: list) -> str:
-    buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\n").writerows(rows)
-    return buffer.getvalue()
-
-
-def _variant(base: str, variant: str, separator: str) -> str:
-    return f"{base}{separator}{variant}" if variant else base
-
-
 PR_CURVE_SUFFIX = (
     "pr_curve"  # the PR plugin's tag: "{stage}/{name}/pr_curve" (the image has "{stage}/{name}")
 )
@@ -103,7 +109,7 @@ PR_CURVE_SUFFIX = (
 
 def _write_tensorboard(experiment: Any, r: Rendering, step: int) -> None:
     for variant, _, image in r.images:
-        experiment.add_image(_variant(r.tag, variant, "/"), image, step, dataformats="HWC")
+        experiment.add_image(variant_tag(r.tag, variant, "/"), image, step, dataformats="HWC")
     if r.text is not None:
         experiment.add_text(r.tag, r.text, step)
     if r.histogram is not None:
@@ -113,7 +119,7 @@ def _write_tensorboard(experiment: Any, r: Rendering, step: int) -> None:
         precision = tp / (tp + fp).clamp(min=1e-7)
         recall = tp / (tp + fn).clamp(min=1e-7)
         experiment.add_pr_curve_raw(
-            _variant(r.tag, PR_CURVE_SUFFIX, "/"),
+            variant_tag(r.tag, PR_CURVE_SUFFIX, "/"),
             tp.numpy(),
             fp.numpy(),
             tn.numpy(),
@@ -125,7 +131,7 @@ def _write_tensorboard(experiment: Any, r: Rendering, step: int) -> None:
         )
     elif r.pr_curve is not None:
         experiment.add_pr_curve(
-            _variant(r.tag, PR_CURVE_SUFFIX, "/"), r.pr_curve["labels"], r.pr_curve["scores"], step
+            variant_tag(r.tag, PR_CURVE_SUFFIX, "/"), r.pr_curve["labels"], r.pr_curve["scores"], step
         )
 
 
@@ -133,28 +139,11 @@ def _write_files(directory: Union[str, Path], r: Rendering) -> None:
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     for _, variant, image in r.images:
-        (directory / f"{_variant(r.stem, variant, '_')}.png").write_bytes(png_bytes(image))
+        (directory / f"{variant_tag(r.stem, variant, '_')}.png").write_bytes(png_bytes(image))
     if r.table is not None:
-        (directory / f"{r.stem}.csv").write_text(_csv_text(r.table))
+        (directory / f"{r.stem}.csv").write_text(csv_text(r.table))
     elif r.text is not None:
         (directory / f"{r.stem}.md").write_text(r.text)
-
-
-def _write_wandb(logger: Any, r: Rendering, step: int) -> None:
-    for variant, _, image in r.images:
-        logger.log_image(key=_variant(r.tag, variant, "/"), images=[image], step=step)
-    if r.text is not None and callable(getattr(logger, "log_text", None)):
-        logger.log_text(key=f"{r.tag}/text", columns=["markdown"], data=[[r.text]], step=step)
-
-
-def _write_mlflow(logger: Any, r: Rendering) -> None:
-    client, run_id = logger.experiment, logger.run_id
-    for _, variant, image in r.images:
-        client.log_image(run_id, image, artifact_file=f"plots/{_variant(r.stem, variant, '_')}.png")
-    if r.table is not None:
-        client.log_text(run_id, _csv_text(r.table), f"plots/{r.stem}.csv")
-    if r.text is not None:
-        client.log_text(run_id, r.text, f"plots/{r.stem}.md")
 
 
 def _file_directory(logger: Any) -> Optional[str]:
@@ -207,28 +196,31 @@ def log_result(
     color_scale: str = "linear",
 ) -> list[str]:
     """Write one non-scalar result to every logger; returns where it went (``"tensorboard"``,
-    ``"files:<dir>"``, ...). Call it on global rank zero only (it writes, it does not sync).
+    ``"files:<dir>"``, ...), once per rendering (a dict gives one per key). Call it on global rank
+    zero only (it writes, it does not sync).
 
     ``kind`` is the router's :class:`ResultKind` (or its value); by default it is read from the
     value's shape. ``metric`` (optional) supplies curve kind, PR-plugin data and reliability bins.
-    ``step`` is where TensorBoard and W&B put it (the sink passes :func:`logged_step`), ``epoch``
-    goes into the figures' titles and the file names.
+    ``step`` is where TensorBoard, W&B and MLflow put it (the sink passes :func:`logged_step`),
+    ``epoch`` goes into the figures' titles and the file names.
     """
     check_choice("normalize", normalize, plotting.NORMALIZATIONS)
     loggers = list(loggers) if isinstance(loggers, (list, tuple)) else [loggers]
-    options = {
-        "metric": metric, "normalize": normalize, "read_states": read_states,
-        "color_scale": color_scale,
-    }
-    if _kind_name(kind, value) == "mapping":
-        written: list[str] = []
-        for key, item in value.items():
-            item_tag = f"{tag or f'{stage}/{name}'}/{key}"
-            written += log_result(loggers, stage, f"{name}/{key}", item, None, step, epoch, class_names,
-                                  tag=item_tag, **options)
-        return written
-    rendering = render_result(stage, name, value, kind, epoch, class_names, tag=tag, **options)
-    return write_rendering(loggers, rendering, step)
+    renderings = _render_all(stage, name, value, kind, epoch, class_names, metric=metric, normalize=normalize,
+                             tag=tag, read_states=read_states, color_scale=color_scale)
+    return write_renderings(loggers, renderings, step)
+
+
+def _render_all(stage: str, name: str, value: Any, kind: Any, epoch: int, class_names: Sequence[Any] | None,
+                *, tag: str | None, **options: Any) -> list[Rendering]:
+    """The renderings of one result: one, or one per key of a dict (recursively)."""
+    if _kind_name(kind, value) != "mapping":
+        return [render_result(stage, name, value, kind, epoch, class_names, tag=tag, **options)]
+    renderings: list[Rendering] = []
+    for key, item in value.items():
+        renderings += _render_all(stage, f"{name}/{key}", item, None, epoch, class_names,
+                                  tag=f"{tag or f'{stage}/{name}'}/{key}", **options)
+    return renderings
 
 
 def write_rendering(loggers: Sequence[Any], rendering: Rendering, step: int) -> list[str]:
@@ -241,23 +233,32 @@ def write_rendering(loggers: Sequence[Any], rendering: Rendering, step: int) -> 
     ...     f"files:{logger.log_dir}"]
     True
     """
-    written = []
+    return write_renderings(loggers, [rendering], step)
+
+
+def write_renderings(loggers: Sequence[Any], renderings: Sequence[Rendering], step: int) -> list[str]:
+    """Write renderings of one step to every logger that takes them; returns where each went
+    (rendering by rendering). W&B gets them all in one history row (see :mod:`.logger_services`)."""
+    targets = []
     for logger in loggers:
         target = logger_kind(logger)
         if target == "tensorboard":
-            _write_tensorboard(logger.experiment, rendering, step)
+            for rendering in renderings:
+                _write_tensorboard(logger.experiment, rendering, step)
         elif target == "wandb":
-            _write_wandb(logger, rendering, step)
+            write_wandb(logger, renderings, step)
         elif target == "mlflow":
-            _write_mlflow(logger, rendering)
+            for rendering in renderings:
+                write_mlflow(logger, rendering, step)
         else:
             directory = _file_directory(logger)
             if directory is None:
                 continue
-            _write_files(directory, rendering)
+            for rendering in renderings:
+                _write_files(directory, rendering)
             target = f"files:{directory}"
-        written.append(target)
-    return written
+        targets.append(target)
+    return [target for _ in renderings for target in targets]
 
 
 # ----------------------------------------------------------------------- sink
@@ -322,6 +323,9 @@ class LoggerSink:
             scalars (``"{stage}/summary"``, the Text tab), written when the router's
             :meth:`finish` is called at the end of the stage.
 
+    What a stage writes at one step is held until the router's :meth:`finish` (or until results
+    of another stage or step arrive), then written at once: W&B gets it in one history row.
+
     >>> LoggerSink(every_n_epochs=2, normalize="true")
     LoggerSink(every_n_epochs=2, only_at_end=False, normalize='true')
     """
@@ -343,6 +347,7 @@ class LoggerSink:
         self.every_n_epochs, self.only_at_end, self.normalize = every_n_epochs, bool(only_at_end), normalize
         self.color_scale, self.summary = color_scale, summary
         self._pending: dict = {}  # stage -> (run token, [(key, value)]) of a standalone run
+        self._held: tuple | None = None  # ((trainer id, stage, step), loggers, [Rendering]) to write
 
     def __repr__(self) -> str:
         return (
@@ -389,21 +394,37 @@ class LoggerSink:
             self.states_readable(result, trainer) and plotting.reliability_bins(result.metric) is not None
         ):
             return
-        log_result(
-            trainer.loggers,
+        # drawn now, while the metric's states are merged; written with the stage's other results
+        renderings = _render_all(
             result.stage,
             result.name + result.suffix,
             result.value,
             result.kind,
-            step=logged_step(trainer, result.stage),
-            epoch=figure_epoch(trainer),
-            class_names=getattr(result, "class_names", None),
+            figure_epoch(trainer),
+            getattr(result, "class_names", None),
             metric=getattr(result, "metric", None),
             normalize=self.normalize,
             tag=result.key + result.suffix,
             read_states=self.states_readable(result, trainer),
             color_scale=self.color_scale,
         )
+        self._hold(trainer, result.stage, renderings)
+
+    def _hold(self, trainer: Any, stage: str, renderings: list[Rendering]) -> None:
+        token = (id(trainer), stage, logged_step(trainer, stage))
+        if self._held is not None and self._held[0] != token:
+            if self._held[0][0] == token[0]:
+                self._flush()  # this run's stage whose finish was not called (not the engine's router)
+            else:
+                self._held = None  # left by a run that failed mid-stage, whose loggers may be closed
+        if self._held is None:
+            self._held = (token, list(trainer.loggers), [])
+        self._held[2].extend(renderings)
+
+    def _flush(self) -> None:
+        held, self._held = self._held, None
+        if held is not None and held[2]:
+            write_renderings(held[1], held[2], held[0][2])
 
     def _remember(self, result: RoutedResult, trainer: Any) -> None:
         token = (id(trainer), getattr(trainer, "current_epoch", 0), logged_step(trainer, result.stage))
@@ -419,13 +440,12 @@ class LoggerSink:
             held[1].append((f"{result.key}/{label}{result.suffix}", value))
 
     def finish(self, stage: str, context: RouteContext) -> None:
-        """The stage's results are all routed: write the summary table of a standalone run."""
+        """The stage's results are all routed: write them, with the summary table of a standalone run."""
         held = self._pending.pop(stage, None)
         trainer = context.trainer
-        if not held or not held[1] or trainer is None or not self._summarising(trainer):
-            return
-        rendering = summary_rendering(stage, held[1], epoch=figure_epoch(trainer))
-        write_rendering(trainer.loggers, rendering, logged_step(trainer, stage))
+        if held and held[1] and trainer is not None and self._summarising(trainer):
+            self._hold(trainer, stage, [summary_rendering(stage, held[1], epoch=figure_epoch(trainer))])
+        self._flush()
 
 
 def plot_sinks(plots: Any) -> list:
@@ -472,4 +492,5 @@ __all__ = [
     "summary_rendering",
     "writable",
     "write_rendering",
+    "write_renderings",
 ]

@@ -42,6 +42,9 @@ class Rendering:
     table: Optional[list] = None  # CSV rows, header first
     histogram: Optional[Tensor] = None
     pr_curve: Optional[dict] = None  # {"raw": (tp, fp, tn, fn)} or {"labels": ..., "scores": ...}
+    # the chart a logger with charts of its own (W&B) draws from `table`: "confusion_matrix",
+    # "roc", "pr", "curve" (any other curve) or "bar"; None: `table` is shown as a table
+    chart: str | None = None
 
 
 # ------------------------------------------------------------------ rendering
@@ -199,6 +202,8 @@ def render_result(
             out.text = _markdown_rows(out.table)
         else:
             out.text = markdown_table(matrix, class_names)
+            if max(matrix.shape) <= MAX_TABLE_SIDE:  # a chart of one cell per pair, as the markdown
+                out.chart = "confusion_matrix"
             labels = _plot_data._labels(matrix.shape[0], class_names)
             columns = _plot_data._labels(
                 matrix.shape[1], class_names if matrix.shape[0] == matrix.shape[1] else None
@@ -210,6 +215,7 @@ def render_result(
         style = plotting.curve_kind(metric, name)
         out.images.append(("", "", plotting.render_image("curves", value, curve_kind=style, **draw)))
         out.table = _curve_rows(value, style, class_names)
+        out.chart = style if style in ("roc", "pr") else "curve"
         binary = isinstance(value[0], Tensor) and value[0].ndim == 1
         if binary and style == "pr":
             out.pr_curve = binary_pr_data(state_source)
@@ -222,6 +228,7 @@ def render_result(
             [label, _cell(v)]
             for label, v in zip(_plot_data._labels(vector.numel(), class_names), vector.tolist())
         ]
+        out.chart = "bar"
     elif kind == "scalar" and plotting.reliability_bins(state_source) is not None:
         bins = plotting.reliability_bins(state_source)
         # the scalar itself is logged under the tag: TensorBoard gives a tag to one plugin only

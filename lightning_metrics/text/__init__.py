@@ -44,8 +44,18 @@ score 0 adds no reference n-grams in torchmetrics (+0.0135 on a corpus with 20% 
 predictions) and because torchmetrics averages per-order F-scores (about 1e-4); TER passes
 (reference, prediction) where Tercom expects (prediction, reference) and caps shifted blocks at 9
 words (about -0.024 on a generated corpus).
+
+BERTScore and InfoLM run ``transformers`` models (``pip install 'lightning_metrics[transformers]'``,
+imported when one is built; any model name or local checkpoint, Hugging Face's ``HF_HUB_OFFLINE=1``
+honoured). BERTScore's ``update`` keeps each scored token's best match and id (the IDF over all
+references weights them at ``compute``; the model never runs there); InfoLM keeps per-pair values, or
+token ids with ``idf=True``. torchmetrics 1.9 scores each BERTScore/InfoLM prediction against the
+reference of another pair whenever sorting the sentences by length reorders them (it puts them back
+with the permutation, not its inverse: Lightning-AI/torchmetrics#2728); here each prediction meets
+its own reference, and where sorting changes nothing the values are torchmetrics'.
 """
 
+from lightning_metrics.text.bert import BERTScore
 from lightning_metrics.text.edit import (
     CharErrorRate,
     EditDistance,
@@ -55,6 +65,7 @@ from lightning_metrics.text.edit import (
     WordInfoPreserved,
 )
 from lightning_metrics.text.eed import ExtendedEditDistance
+from lightning_metrics.text.infolm import InfoLM
 from lightning_metrics.text.perplexity import Perplexity
 from lightning_metrics.text.rouge import ROUGEScore
 from lightning_metrics.text.squad import SQuAD
@@ -62,11 +73,13 @@ from lightning_metrics.text.ter import TranslationEditRate
 from lightning_metrics.text.translation import BLEUScore, CHRFScore, SacreBLEUScore
 
 __all__ = [
+    "BERTScore",
     "BLEUScore",
     "CHRFScore",
     "CharErrorRate",
     "EditDistance",
     "ExtendedEditDistance",
+    "InfoLM",
     "MatchErrorRate",
     "Perplexity",
     "ROUGEScore",

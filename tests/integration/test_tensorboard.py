@@ -435,37 +435,6 @@ def test_binned_binary_pr_curve_goes_to_add_pr_curve_raw(tmp_path: Path) -> None
     assert events.Tags()["images"] == ["val/pr"]
 
 
-def test_wandb_and_mlflow_loggers_get_their_image_apis(tmp_path: Path) -> None:
-    calls: list = []
-
-    class WandbLogger:  # stand-ins, found by class name (the real ones are optional installs)
-        def log_image(self, key, images, step=None):
-            calls.append(("wandb", key, images[0].shape, step))
-
-        def log_text(self, key, columns, data, step=None):
-            calls.append(("wandb-text", key, columns, step))
-
-    class _Client:
-        def log_image(self, run_id, image, artifact_file):
-            calls.append(("mlflow", run_id, artifact_file))
-
-        def log_text(self, run_id, text, artifact_file):
-            calls.append(("mlflow-text", run_id, artifact_file))
-
-    class MLFlowLogger:
-        experiment, run_id = _Client(), "run-1"
-
-    matrix = torch.tensor([[3, 1], [0, 4]])
-    written = log_result(
-        [WandbLogger(), MLFlowLogger()], "val", "confmat", matrix, step=5, epoch=2
-    )
-    assert written == ["wandb", "mlflow"]
-    assert calls[0][:2] == ("wandb", "val/confmat") and calls[0][2][2] == 3 and calls[0][3] == 5
-    assert calls[1][:2] == ("wandb-text", "val/confmat/text")
-    assert ("mlflow", "run-1", "plots/val_confmat_epoch2.png") in calls
-    assert ("mlflow-text", "run-1", "plots/val_confmat_epoch2.csv") in calls
-
-
 def test_log_result_renders_mappings_key_by_key_and_large_matrices_as_a_note(tmp_path: Path) -> None:
     logger = CSVLogger(str(tmp_path), name="csv")
     written = log_result(

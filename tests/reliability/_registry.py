@@ -12,6 +12,7 @@ same library. The result comparisons the suites import from here live in ``_comp
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
@@ -208,7 +209,11 @@ AUDIO: dict[str, tuple[str, dict]] = {
     "ComplexScaleInvariantSignalNoiseRatio": ("spectrograms", dict()),
     "SourceAggregatedSignalDistortionRatio": ("waves", dict()),
     "PermutationInvariantTraining": ("waves", dict(metric_func=_si_sdr)),
+    "ShortTimeObjectiveIntelligibility": ("speech", dict(fs=8000, extended=True)),
+    "SpeechReverberationModulationEnergyRatio": ("speech_alone", dict(fs=8000, n_cochlear_filters=8, norm=True)),
 }
+if importlib.util.find_spec("pesq") is not None:  # the optional `audio` extra
+    AUDIO["PerceptualEvaluationSpeechQuality"] = ("speech", dict(fs=8000, mode="nb"))
 
 
 def _wrapped(package: str, name: str, **kwargs: Any) -> Callable[[Any], Any]:
@@ -272,7 +277,15 @@ EXCLUDED = {
     "wrappers.WrapperMetric": "abstract base of the wrappers: no states, no update",
     "wrappers.FeatureShare": "a MetricCollection whose members must embed a feature network (tests/wrappers)",
     "wrappers.NetworkCache": "an nn.Module caching a network's outputs, not a metric (tests/wrappers)",
+    "text.BERTScore": "runs a transformers model: tests/text/test_bert.py builds a tiny one (state_dict round trip there)",
+    "text.InfoLM": "runs a transformers model: tests/text/test_infolm.py builds a tiny one",
+    **{f"image.{name}": "runs a feature network and takes (imgs, real): tests/image/test_generative.py "
+       "(checkpoints, scripting, two processes, torchmetrics' values)" for name in (
+        "FrechetInceptionDistance", "KernelInceptionDistance", "InceptionScore",
+        "MemorizationInformedFrechetInceptionDistance")},
 }
+if "PerceptualEvaluationSpeechQuality" not in AUDIO:
+    EXCLUDED["audio.PerceptualEvaluationSpeechQuality"] = "needs the optional pesq package (tests/audio/test_pesq.py)"
 
 # Extra configurations of listed classes (other state kinds: binned curves, multi-output moments).
 VARIANTS: dict[str, tuple[str, str, str, dict]] = {
@@ -523,6 +536,12 @@ def make_batch(kind: str, n: int, gen: torch.Generator, dtype: torch.dtype = tor
     if kind == "pansharpening":  # fused (n, 3, 24, 24) and a dict of ms, pan, pan_lr
         fused, pan = rand(n, 3, 24, 24).to(dtype), rand(n, 3, 24, 24).to(dtype)
         return fused, {"ms": rand(n, 3, 12, 12).to(dtype), "pan": pan, "pan_lr": pan[..., ::2, ::2].contiguous()}
+    if kind in ("speech", "speech_alone"):  # (n, 4000): half a second of speech-like audio at 8 kHz, noisy
+        from tests.audio._speech import degraded, speech
+
+        clean = speech(gen, n, 0.5, 8000, pause=False)
+        noisy = degraded(gen, clean, torch.linspace(0.0, 20.0, n, dtype=torch.float64)).to(dtype)
+        return (noisy,) if kind == "speech_alone" else (noisy, clean.to(dtype))
     if kind in ("waves", "spectrograms"):  # (n, 2 speakers, 64 samples), or (n, 3, 4, 2) spectrograms
         shape = (n, 2, 64) if kind == "waves" else (n, 3, 4, 2)
         target = randn(*shape)

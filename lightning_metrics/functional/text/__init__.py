@@ -10,6 +10,7 @@ tensor(0.2500)
 tensor(0.7598)
 """
 
+from lightning_metrics.functional.text.bert import bert_score
 from lightning_metrics.functional.text.bleu import bleu_score, sacre_bleu_score
 from lightning_metrics.functional.text.chrf import chrf_score
 from lightning_metrics.functional.text.edit import (
@@ -21,17 +22,20 @@ from lightning_metrics.functional.text.edit import (
     word_information_preserved,
 )
 from lightning_metrics.functional.text.eed import extended_edit_distance
+from lightning_metrics.functional.text.infolm import infolm
 from lightning_metrics.functional.text.likelihood import perplexity
 from lightning_metrics.functional.text.question_answering import squad
 from lightning_metrics.functional.text.rouge import rouge_score
 from lightning_metrics.functional.text.ter import translation_edit_rate
 
 __all__ = [
+    "bert_score",
     "bleu_score",
     "char_error_rate",
     "chrf_score",
     "edit_distance",
     "extended_edit_distance",
+    "infolm",
     "match_error_rate",
     "perplexity",
     "rouge_score",
