@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import torch
 from torch import Tensor
@@ -34,17 +34,7 @@ _ALLOWED_INFORMATION_MEASURE_LITERAL = Literal[
     "l_infinity_distance",
     "fisher_rao_distance",
 ]
-MEASURES = (
-    "kl_divergence",
-    "alpha_divergence",
-    "beta_divergence",
-    "ab_divergence",
-    "renyi_divergence",
-    "l1_distance",
-    "l2_distance",
-    "l_infinity_distance",
-    "fisher_rao_distance",
-)
+MEASURES = get_args(_ALLOWED_INFORMATION_MEASURE_LITERAL)
 _WHAT = "InfoLM"
 # transformers < 5 gave every configuration ``max_length=20`` (a generation default), torchmetrics' default here
 _CONFIG_MAX_LENGTH = 20
