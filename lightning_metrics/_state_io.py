@@ -83,7 +83,7 @@ class MetricStateIO:
         qualname = getattr(fn, "__qualname__", str(fn))
         if not self._dtype_convert and any(cast in qualname for cast in _DTYPE_CASTS):
             return this  # Lightning's precision casts must not touch integer-exact states
-        exact = type(this).exact_dtype_states
+        exact = (*type(this).exact_dtype_states, *this._sample_weight_states())  # weighted counts stay float64
 
         def convert(name: str, tensor: Tensor) -> Tensor:
             out = fn(tensor)

@@ -5,7 +5,9 @@ with the number of metrics:
 
 1. one ``all_gather`` of a fingerprint of the state layout, so ranks holding different metrics
    (other keys, another ``num_classes``) fail with a clear error instead of hanging (and a rank
-   that stops on an exception can say so instead, see :func:`announce_stopping`);
+   that stops on an exception can say so instead, see :func:`announce_stopping`); the same
+   exchange carries which metrics hold sample-weighted statistics, so that a rank whose metric
+   is not weighted while another's is sends its states in the weighted layout (float64 counts);
 2. one ``all_reduce`` per (operation, dtype) for ``sum``/``mean``/``max``/``min`` tensor states,
    packed into a flat buffer;
 3. for ``cat``/``None``/callable states: one ``all_gather`` of the sizes and shapes of every
@@ -53,6 +55,11 @@ _WIRE_DTYPE = {torch.bool: torch.uint8, torch.int16: torch.int32}
 SYNC_TIMEOUT_ENV = "LIGHTNING_METRICS_SYNC_TIMEOUT"
 _sync_timeout: Optional[float] = None
 STOPPING = -1  # sent instead of a layout fingerprint (never negative) by a rank that stops on an exception
+# the first exchange: the fingerprint, then this many words of "metric i is sample-weighted" bits (62 a word;
+# metric i sets bit i % 62 of word (i // 62) % _WEIGHT_WORDS: beyond 992 metrics two may share a bit, which
+# then makes both weighted on every rank alike: same layout, exact values, float64 counts)
+_WEIGHT_WORDS = 16
+_FIRST_WIDTH = 1 + _WEIGHT_WORDS
 
 
 class PeerStoppedError(RuntimeError):
@@ -152,7 +159,11 @@ def sync_states(
     packed = [e for e in entries if e[2] in _REDUCE_OPS and isinstance(e[4], Tensor)]
     gathered = [e for e in entries if not (e[2] in _REDUCE_OPS and isinstance(e[4], Tensor))]
 
-    _check_same_layout(metrics, packed, gathered, device, group, tag)
+    weighted = _check_same_layout(metrics, packed, gathered, device, group, tag)
+    if any(weighted[i] and not m._is_sample_weighted for i, m in enumerate(metrics)):
+        entries = _in_weighted_layout(metrics, entries, weighted)
+        packed = [e for e in entries if e[2] in _REDUCE_OPS and isinstance(e[4], Tensor)]
+        gathered = [e for e in entries if not (e[2] in _REDUCE_OPS and isinstance(e[4], Tensor))]
     _all_reduce_packed(packed, results, group)
     _all_gather_uneven(metrics, gathered, results, device, group)
     return results
@@ -222,8 +233,10 @@ def check_same_point(point: int, names: Sequence[str], device: Any = None, group
     so, instead of meeting a collective of another stage. A no-op on one process."""
     if not is_available() or world_size(group) <= 1:
         return
-    mine = torch.tensor([point], dtype=torch.int64, device=device)
-    points = [int(t) for t in _all_gather(mine, group)]
+    # as wide as a sync's first exchange, so that a rank announcing its stop (one message) meets either
+    mine = torch.zeros(_FIRST_WIDTH, dtype=torch.int64, device=device)
+    mine[0] = point
+    points = [int(t[0]) for t in _all_gather(mine, group)]
     _raise_if_peer_stopped(points, group)  # a rank stopping on an exception announces it in this exchange
     if len(set(points)) > 1:
         where = ", ".join(f"rank {rank}: {names[p] if 0 <= p < len(names) else p}" for rank, p in enumerate(points))
@@ -270,7 +283,9 @@ def _spec_text(metric: "Metric") -> str:
 def _fingerprint(metrics: Sequence["Metric"], packed: list, gathered: list, tag: Hashable = None) -> int:
     # the spec catches what shapes cannot: another num_classes in a cat state, another threshold
     layout: list = [repr(tag)] + [(type(m).__qualname__, _spec_text(m)) for m in metrics]
-    layout += [(i, n, k, str(v.dtype), tuple(v.shape)) for i, n, k, _, v in packed]
+    weight_states = [set(m._sample_weight_states()) for m in metrics]  # their dtype follows the weights
+    layout += [(i, n, k, "counts" if n in weight_states[i] else str(v.dtype), tuple(v.shape))
+               for i, n, k, _, v in packed]
     layout += [(i, n, k, type(v).__name__) for i, n, k, _, v in gathered]
     digest = hashlib.blake2b(repr(layout).encode(), digest_size=8).digest()
     return int.from_bytes(digest, "little") & ((1 << 62) - 1)
@@ -284,8 +299,9 @@ def announce_stopping(device: Any = None, group: Optional[Any] = None, timeout: 
     """
     if world_size(group) == 1:
         return True
-    out = [torch.empty(1, dtype=torch.int64, device=device) for _ in range(dist.get_world_size(group))]
-    work = dist.all_gather(out, torch.tensor([STOPPING], dtype=torch.int64, device=device), group=group, async_op=True)
+    out = [torch.empty(_FIRST_WIDTH, dtype=torch.int64, device=device) for _ in range(dist.get_world_size(group))]
+    stopping = torch.full((_FIRST_WIDTH,), STOPPING, dtype=torch.int64, device=device)
+    work = dist.all_gather(out, stopping, group=group, async_op=True)
     try:
         work.wait(timeout=datetime.timedelta(seconds=timeout))
     except RuntimeError:
@@ -306,10 +322,15 @@ def _raise_if_peer_stopped(values: Sequence[int], group: Optional[Any]) -> None:
 
 
 def _check_same_layout(metrics: Sequence["Metric"], packed: list, gathered: list, device: torch.device,
-                       group: Optional[Any], tag: Hashable = None) -> None:
-    local = _fingerprint(metrics, packed, gathered, tag)
-    prints = _first_all_gather(torch.tensor([local], dtype=torch.int64, device=device), group, metrics)
-    values = [int(p.item()) for p in prints]
+                       group: Optional[Any], tag: Hashable = None) -> list[bool]:
+    """Raise unless every rank holds the same layout; return, per metric, whether any rank is weighted."""
+    first = torch.zeros(_FIRST_WIDTH, dtype=torch.int64)
+    first[0] = _fingerprint(metrics, packed, gathered, tag)
+    for i, metric in enumerate(metrics):
+        if metric._is_sample_weighted:
+            first[1 + (i // 62) % _WEIGHT_WORDS] |= 1 << (i % 62)
+    rows = torch.stack(_first_all_gather(first.to(device), group, metrics)).cpu()  # one host sync
+    values = rows[:, 0].tolist()
     _raise_if_peer_stopped(values, group)
     if len(set(values)) > 1:
         names = ", ".join(sorted({type(m).__name__ for m in metrics}))
@@ -318,6 +339,21 @@ def _check_same_layout(metrics: Sequence["Metric"], packed: list, gathered: list
             f"{values}); every rank must hold the same metrics with the same arguments "
             f"(keys, num_classes, ...). Metrics on this rank: {names}."
         )
+    words = rows[:, 1:]
+    anywhere = words[0].clone()
+    for row in words[1:]:
+        anywhere |= row
+    return [bool(int(anywhere[(i // 62) % _WEIGHT_WORDS]) >> (i % 62) & 1) for i in range(len(metrics))]
+
+
+def _in_weighted_layout(metrics: Sequence["Metric"], entries: list, weighted: list[bool]) -> list:
+    """``entries`` with the states of every metric that another rank holds weighted (and this one does not)
+    in the weighted layout (see :meth:`~lightning_metrics.Metric._weighted_states_for_sync`)."""
+    converted: dict[int, dict[str, Any]] = {}
+    for i, metric in enumerate(metrics):
+        if weighted[i] and not metric._is_sample_weighted:
+            converted[i] = metric._weighted_states_for_sync({e[1]: e[4] for e in entries if e[0] == i})
+    return [e if e[0] not in converted else (*e[:4], converted[e[0]][e[1]]) for e in entries]
 
 
 def _all_reduce_packed(packed: list, results: list[dict[str, Any]], group: Optional[Any]) -> None:

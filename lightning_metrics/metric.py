@@ -19,6 +19,7 @@ from lightning_metrics.plotting import _methods as _plot_methods
 from lightning_metrics._arithmetic import MetricArithmetic
 from lightning_metrics import _torchscript as torchscript
 from lightning_metrics._prepared import PreparedUpdates
+from lightning_metrics._sample_weights import SampleWeightStates
 from lightning_metrics._state_io import MetricStateIO
 from lightning_metrics._states import _NAMED_REDUCTIONS, State, merge_two, reduction_kind
 from lightning_metrics._wrapping import _bool_kwarg, _update_keywords, _wrap_compute, _wrap_update
@@ -44,7 +45,7 @@ def jit_distributed_available() -> bool:
 
 
 
-class Metric(MetricArithmetic, MetricStateIO, PreparedUpdates, nn.Module):
+class Metric(MetricArithmetic, MetricStateIO, PreparedUpdates, SampleWeightStates, nn.Module):
     """Base class for all metrics: declare states, accumulate in ``update``, reduce in ``compute``.
 
     Subclasses call :meth:`add_state` in ``__init__`` and implement ``update`` and ``compute``;

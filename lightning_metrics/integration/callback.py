@@ -100,6 +100,7 @@ class MetricsCallback(*_BASES):  # type: ignore[misc]
         *,
         preds_key: str = "preds",
         target_key: str = "target",
+        sample_weight_key: Optional[str] = "sample_weight",
         inputs: Any = None,
         extract: Optional[Extract] = None,
         separator: str = "/",
@@ -124,7 +125,8 @@ class MetricsCallback(*_BASES):  # type: ignore[misc]
         threshold: Optional[float] = None,
     ) -> None:
         self.engine = MetricsEngine(
-            metrics, stages, preds_key=preds_key, target_key=target_key, inputs=inputs, extract=extract,
+            metrics, stages, preds_key=preds_key, target_key=target_key, sample_weight_key=sample_weight_key,
+            inputs=inputs, extract=extract,
             separator=separator, prog_bar=prog_bar, log_on_step=log_on_step,
             class_names=class_names, sinks=[*sinks, *plot_sinks(plots)], owner=type(self).__name__,
             track_best=track_best, confidence_intervals=confidence_intervals, ci_level=ci_level,

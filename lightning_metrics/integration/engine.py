@@ -34,6 +34,7 @@ from lightning_metrics import distributed
 from lightning_metrics.integration import loss as step_loss
 from lightning_metrics.integration import resume
 from lightning_metrics.integration.by_name import TaskArguments
+from lightning_metrics.integration import sample_weights as weights
 from lightning_metrics.integration.coalesce import DEFAULT_MAX_BATCHES, DEFAULT_MAX_BYTES
 from lightning_metrics.integration.epoch_log import EngineLogging
 from lightning_metrics.integration.inputs import (
@@ -70,6 +71,8 @@ class MetricsEngine(resume.EngineCheckpoints, EngineTaskInference, EngineLogging
             would otherwise infer or default to (``None``: infer, or torchmetrics' default).
         stages: the stages to track; defaults to all three (or to the keys of a per-stage dict).
         preds_key / target_key: where to find predictions and targets in a step's output dict.
+        sample_weight_key: the step output key of per-sample weights, passed as ``sample_weight=`` to
+            the metrics that take it and to ``track_loss`` (see :mod:`.sample_weights`); ``None``: off.
         inputs: the keys of the metric inputs in a step's output dict, for metrics that take
             other inputs than ``(preds, target)``: a sequence of keys passed positionally
             (``("preds", "target", "indexes")``), a mapping from ``update`` parameter names to keys
@@ -122,6 +125,7 @@ class MetricsEngine(resume.EngineCheckpoints, EngineTaskInference, EngineLogging
         *,
         preds_key: str = "preds",
         target_key: str = "target",
+        sample_weight_key: Optional[str] = "sample_weight",
         inputs: Any = None,
         extract: Optional[Extract] = None,
         separator: str = "/",
@@ -207,6 +211,10 @@ class MetricsEngine(resume.EngineCheckpoints, EngineTaskInference, EngineLogging
         if not self._pending:  # (the names of metrics built later are not known yet)
             self.tracking.check_found(owner, [n for t in self.templates.values() for n in t.names()])
         self.preds_key, self.target_key, self.extract_fn = preds_key, target_key, extract
+        if sample_weight_key is not None:
+            check_type("sample_weight_key", sample_weight_key, str)
+        self.sample_weight_key = sample_weight_key
+        self._weighted_layouts: dict[str, Optional[tuple]] = {}  # per stage: records with the weight appended
         self.checkpoint_mismatch = checkpoint_mismatch
         # the keys read from the step output per stage, and the layout of the records they make
         self._keys: dict[str, tuple[str, ...]] = {}
@@ -261,6 +269,8 @@ class MetricsEngine(resume.EngineCheckpoints, EngineTaskInference, EngineLogging
     def _bind_keys(self, stage: str, template: StageMetrics, spec: Any) -> None:
         """The keys the stage reads from a step's output, and its metrics' bindings (errors now)."""
         self._keys[stage], self._layouts[stage] = bind_keys(template, stage, spec, stage in self.loss_modes)
+        key = self.sample_weight_key
+        self._weighted_layouts[stage] = None if key is None else weights.register(template, self._layouts[stage], key)
 
     def _check_inputs_named(self) -> None:
         """A per-metric ``inputs`` given for every stage names metrics that some stage has."""
@@ -378,6 +388,10 @@ class MetricsEngine(resume.EngineCheckpoints, EngineTaskInference, EngineLogging
                     record = tuple([outputs[key] for key in self._keys[stage]])
                 except KeyError:
                     raise self._missing_keys(stage, outputs) from None
+                if self.sample_weight_key in outputs:
+                    record, layout = self._weighted(stage, record, outputs)
+                    metrics.push(record, batch_idx, layout)
+                    return
                 metrics.push(record, batch_idx, self._layouts[stage])
             else:
                 record, layout = self._extract(stage, outputs, batch)
@@ -396,7 +410,10 @@ class MetricsEngine(resume.EngineCheckpoints, EngineTaskInference, EngineLogging
                 else:
                     size, keep = leading_len(record) or step_loss.batch_size(batch), None
                 where = f"{self.owner} ({STEP_OF_STAGE[stage]}, batch_idx={batch_idx})"
-                record += step_loss.batch_loss_inputs(outputs, batch, self.loss_modes[stage], size, keep, where)
+                loss_weight = weights.loss_weights(outputs, self.sample_weight_key, keep)
+                record += step_loss.batch_loss_inputs(
+                    outputs, batch, self.loss_modes[stage], size, keep, where, loss_weight
+                )
             if step_values:
                 # forward computes the batch value with gradients on: never keep the step's graph
                 record = tuple(a.detach() if isinstance(a, Tensor) else a for a in record)
@@ -491,8 +508,25 @@ class MetricsEngine(resume.EngineCheckpoints, EngineTaskInference, EngineLogging
         if stage in self._key_errors:
             raise self._key_errors[stage]
         if isinstance(outputs, Mapping) and all(key in outputs for key in self._keys[stage]):
-            return tuple(outputs[key] for key in self._keys[stage]), self._layouts[stage]
+            record = tuple(outputs[key] for key in self._keys[stage])
+            if self.sample_weight_key in outputs:
+                return self._weighted(stage, record, outputs)
+            return record, self._layouts[stage]
         raise self._missing_keys(stage, outputs)
+
+    def _weighted(self, stage: str, record: tuple, outputs: Mapping) -> tuple[tuple, tuple]:
+        """``record`` with the step's sample weights, for the metrics that take them (see :mod:`.sample_weights`)."""
+        layout = self._weighted_layouts.get(stage)
+        if layout is None:  # the stage's inputs name the weights already
+            return record, self._layouts[stage]
+        skipped = weights.unweighted_names(self.templates[stage])
+        if skipped:
+            self._warn_once(
+                ("unweighted", stage),
+                f"{self.owner}: the step output's {self.sample_weight_key!r} weights the {stage!r} metrics that take "
+                f"`sample_weight`; {skipped} do not and are computed unweighted.",
+            )
+        return (*record, outputs[self.sample_weight_key]), layout
 
     def _missing_keys(self, stage: str, outputs: Any) -> ValueError:
         return missing_keys_error(self.owner, stage, STEP_OF_STAGE[stage], self._keys[stage], outputs)

@@ -113,11 +113,14 @@ def batch_size(batch: Any) -> Optional[int]:
     return None
 
 
-def loss_inputs(loss: Any, mode: str, size: Optional[int], keep: Optional[int]) -> Optional[tuple[Tensor, Tensor]]:
+def loss_inputs(loss: Any, mode: str, size: Optional[int], keep: Optional[int],
+                weights: Optional[Tensor] = None) -> Optional[tuple[Tensor, Tensor]]:
     """``(value, weight)`` for :class:`StepLoss` from one step's loss, as 1-element float64 tensors
     (so batches coalesce); ``None`` for a batch of padding only.
 
     ``size`` is the batch's number of samples, ``keep`` how many of them are real (``None``: all).
+    ``weights`` (mode ``"sample"``): the real samples' weights (or one for all), so that a vector of
+    per-sample losses counts as ``sum(w * loss)`` over ``sum(w)`` and a batch mean by the batch's weight.
 
     >>> import torch
     >>> loss_inputs(torch.tensor(0.5), "sample", size=4, keep=None)
@@ -126,7 +129,11 @@ def loss_inputs(loss: Any, mode: str, size: Optional[int], keep: Optional[int]) 
     (tensor([1.5000], dtype=torch.float64), tensor([2.], dtype=torch.float64))
     >>> loss_inputs(torch.tensor([0.5, 1.0, 3.0]), "batch", size=3, keep=2)
     (tensor([0.7500], dtype=torch.float64), tensor([1.], dtype=torch.float64))
+    >>> loss_inputs(torch.tensor([0.5, 1.0]), "sample", size=2, keep=None, weights=torch.tensor([3.0, 1.0]))
+    (tensor([2.5000], dtype=torch.float64), tensor([4.], dtype=torch.float64))
     """
+    if weights is not None and mode == "sample":
+        return _weighted_loss_inputs(torch.as_tensor(loss).detach(), size, keep, weights)
     loss = torch.as_tensor(loss).detach()
     if keep == 0:
         return None
@@ -156,7 +163,7 @@ def loss_inputs(loss: Any, mode: str, size: Optional[int], keep: Optional[int]) 
 
 
 def batch_loss_inputs(outputs: Any, batch: Any, mode: str, size: Optional[int], keep: Optional[int],
-                      where: str) -> tuple[Tensor, Tensor]:
+                      where: str, weights: Optional[Tensor] = None) -> tuple[Tensor, Tensor]:
     """The :class:`StepLoss` inputs of one batch from the step's output (its ``"loss"``, or the tensor
     itself); ``where`` starts the error messages."""
     loss = outputs if isinstance(outputs, Tensor) else outputs.get(NAME) if isinstance(outputs, Mapping) else None
@@ -167,13 +174,41 @@ def batch_loss_inputs(outputs: Any, batch: Any, mode: str, size: Optional[int], 
             "of `track_loss`."
         )
     try:
-        inputs = loss_inputs(loss, mode, size, keep)
+        inputs = loss_inputs(loss, mode, size, keep, weights)
     except ValueError as err:
         raise ValueError(f"{where}: track_loss: {err}") from None
     if inputs is None:  # padding only: nothing to add
         zero = torch.zeros(1, dtype=torch.float64, device=torch.as_tensor(loss).device)
         return zero, zero
     return inputs
+
+
+def _weighted_loss_inputs(loss: Tensor, size: Optional[int], keep: Optional[int],
+                          weights: Tensor) -> Optional[tuple[Tensor, Tensor]]:
+    """:func:`loss_inputs` of mode ``"sample"`` with per-sample ``weights`` (already without padding)."""
+    from lightning_metrics.utilities.sample_weight import as_sample_weight
+
+    if keep == 0:
+        return None
+    real = keep if keep is not None else size
+    if loss.ndim == 1 and (loss.numel() > 1 or size == 1):
+        if size is not None and loss.shape[0] != size:
+            raise ValueError(f"the step's `loss` holds {loss.shape[0]} values for a batch of {size} samples")
+        loss = loss[:real] if real is not None else loss
+        weight = as_sample_weight(weights, loss.shape, device=loss.device)
+        total, count = (loss.double() * weight).sum(), weight.sum()
+    elif loss.numel() == 1:
+        if real is None and weights.ndim:
+            real = weights.shape[0]
+        if real is None:
+            raise ValueError("track_loss='sample': the batch size is unknown (no tensor in the batch)")
+        count = as_sample_weight(weights, (real,), device=loss.device).sum()
+        total = loss.double().reshape(()) * count
+    else:
+        raise ValueError(
+            f"the step's `loss` must be a scalar or a vector of per-sample losses, got shape {tuple(loss.shape)}"
+        )
+    return total.reshape(1), count.reshape(1)
 
 
 def add_loss_metric(template: Any, owner: str, stage: str) -> None:

@@ -57,6 +57,7 @@ class MetricsMixin:
     metrics_stages: Optional[Sequence[str]] = None
     metrics_preds_key: str = "preds"
     metrics_target_key: str = "target"
+    metrics_sample_weight_key: Optional[str] = "sample_weight"  # per-sample weights in the step output (None: off)
     metrics_separator: str = "/"
     metrics_prog_bar: Union[bool, Sequence[str]] = False
     metrics_log_on_step: Union[bool, Sequence[str]] = False
@@ -108,6 +109,7 @@ class MetricsMixin:
             self.metrics_stages,
             preds_key=self.metrics_preds_key,
             target_key=self.metrics_target_key,
+            sample_weight_key=self.metrics_sample_weight_key,
             inputs=self.metrics_inputs,
             extract=self.extract_metric_inputs if overridden else None,
             separator=self.metrics_separator,
