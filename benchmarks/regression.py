@@ -6,6 +6,9 @@ Run: ``python benchmarks/regression.py``. Prints a table with microseconds per `
 pairs by sorting, O(n log^2 n); torchmetrics compares pairs, O(n^2)). Our updates compute float64 centred moments and a Chan merge,
 which costs more kernels than torchmetrics' float32 running sums: the price of staying accurate at large
 offsets (see tests/regression/test_moments.py::test_stability_at_large_offset).
+
+A third table times ``update(..., sample_weight=w)`` (one float64 weight per sample) beside our unweighted
+update and torchmetrics' (which takes no weights); the project's budget is 15% over our unweighted update.
 """
 
 from __future__ import annotations
@@ -22,14 +25,14 @@ from lightning_metrics import MetricCollection
 warnings.filterwarnings("ignore")
 
 
-def time_updates(metric, preds: torch.Tensor, target: torch.Tensor, repeats: int) -> float:
+def time_updates(metric, preds: torch.Tensor, target: torch.Tensor, repeats: int, **kwargs) -> float:
     for _ in range(20):  # warm-up
-        metric.update(preds, target)
+        metric.update(preds, target, **kwargs)
     best = float("inf")
     for _ in range(5):
         start = time.perf_counter()
         for _ in range(repeats):
-            metric.update(preds, target)
+            metric.update(preds, target, **kwargs)
         best = min(best, (time.perf_counter() - start) / repeats)
     return best * 1e6
 
@@ -72,6 +75,7 @@ def main() -> None:
     print(f"{'metric':<18} {'batch':>6} {'ours us/update':>15} {'torchmetrics us/update':>23} {'ratio':>7}")
     for name, batch, ours, theirs in rows:
         print(f"{name:<18} {batch:>6} {ours:>15.1f} {theirs:>23.1f} {ours / theirs:>7.2f}")
+    print_weighted()
     print(f"\n{'KendallRankCorrCoef':<20} {'samples':>8} {'ours ms':>9} {'torchmetrics ms':>16} {'ratio':>7}")
     for n in (1_000, 10_000):
         target = torch.randn(n)
@@ -79,6 +83,30 @@ def main() -> None:
         ours = time_kendall(lm.KendallRankCorrCoef, preds, target)
         theirs = time_kendall(torchmetrics.regression.KendallRankCorrCoef, preds, target)
         print(f"{'update + compute':<20} {n:>8} {ours:>9.1f} {theirs:>16.1f} {ours / theirs:>7.3f}")
+
+
+WEIGHTED = ("MeanSquaredError", "R2Score", "PearsonCorrCoef", "ExplainedVariance", "MeanAbsoluteError",
+            "TweedieDevianceScore")
+
+
+def print_weighted() -> None:
+    """Weighted updates (``sample_weight``, one weight per sample) beside the unweighted ones."""
+    print(f"\n{'weighted update':<20} {'batch':>6} {'ours weighted us':>17} {'ours unweighted us':>19}"
+          f" {'torchmetrics us':>16} {'weighted/unweighted':>20}")
+    for batch in (256, 4096):
+        target = torch.randn(batch)
+        preds = target + 0.1 * torch.randn(batch)
+        weight = torch.rand(batch, dtype=torch.float64)
+        rows = [(name, lambda name=name: getattr(lm, name)(), lambda name=name: getattr(torchmetrics.regression, name)())
+                for name in WEIGHTED]
+        names = ("MeanSquaredError", "R2Score", "PearsonCorrCoef", "ExplainedVariance", "ConcordanceCorrCoef")
+        rows.append(("Collection(5)", lambda names=names: MetricCollection([getattr(lm, n)() for n in names]),
+                     lambda names=names: torchmetrics.MetricCollection([getattr(torchmetrics.regression, n)() for n in names])))
+        for name, ours, theirs in rows:
+            weighted = time_updates(ours(), preds, target, 300, sample_weight=weight)
+            plain = time_updates(ours(), preds, target, 300)
+            reference = time_updates(theirs(), preds, target, 300)
+            print(f"{name:<20} {batch:>6} {weighted:>17.1f} {plain:>19.1f} {reference:>16.1f} {weighted / plain:>20.2f}")
 
 
 if __name__ == "__main__":

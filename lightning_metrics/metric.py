@@ -8,6 +8,7 @@ across processes in :mod:`lightning_metrics.distributed`.
 
 from __future__ import annotations
 
+import warnings
 from contextlib import contextmanager
 from typing import Any, Callable, Generator, Hashable, Optional, Union
 
@@ -33,6 +34,19 @@ _BOOKKEEPING = frozenset({
     "_should_unsync", "_forward_cache", "_cache", "_in_update", "_in_compute", "_borrows_states",
     "_compute_group",
 })
+
+
+_UNWEIGHTED_WARNED: set[str] = set()
+
+
+def _warn_unweighted(name: str) -> None:
+    """Say once per class that a collection's ``sample_weight`` does not reach a member that cannot take it."""
+    if name not in _UNWEIGHTED_WARNED:
+        _UNWEIGHTED_WARNED.add(name)
+        warnings.warn(
+            f"{name}.update takes no `sample_weight`: in this collection it is updated unweighted", UserWarning,
+            stacklevel=4,
+        )
 
 
 def jit_distributed_available() -> bool:
@@ -479,7 +493,11 @@ class Metric(MetricArithmetic, MetricStateIO, PreparedUpdates, SampleWeightState
         if not kwargs:
             return kwargs
         accepted = _update_keywords(type(self))
-        return kwargs if accepted is None else {k: v for k, v in kwargs.items() if k in accepted}
+        if accepted is None:
+            return kwargs
+        if "sample_weight" in kwargs and "sample_weight" not in accepted and kwargs["sample_weight"] is not None:
+            _warn_unweighted(type(self).__name__)
+        return {k: v for k, v in kwargs.items() if k in accepted}
 
     # torchmetrics' signature for the base class; families pick theirs from _plot_methods
     plot = _plot_methods.plot_any

@@ -29,7 +29,7 @@ class WeightedMean(Metric):
     def _sample_weight_states(self):
         return ("count",)
 
-    def update(self, x, sample_weight=None):
+    def update(self, x, *, sample_weight=None):
         weight = as_sample_weight(sample_weight, x.shape, device=x.device)
         if weight is None:
             self.total += x.double().sum()
@@ -134,3 +134,27 @@ def test_ddp_sync_agrees_on_the_weighted_layout_when_one_rank_is_weighted():
         # the local state after compute (unsynced) keeps its own layout
         assert res["mixed"][2] == (rank == 0)
         assert res["plain"] == 1.5 and res["plain_synced_dtype"] == torch.long
+
+
+class Plain(Metric):
+    full_state_update = False
+
+    def __init__(self):
+        super().__init__()
+        self.add_state("n", torch.zeros((), dtype=torch.long), dist_reduce_fx="sum")
+
+    def update(self, x):
+        self.n += x.numel()
+
+    def compute(self):
+        return self.n
+
+
+def test_a_collection_says_which_member_cannot_take_weights():
+    from lightning_metrics import MetricCollection
+
+    collection = MetricCollection({"mean": WeightedMean(), "plain": Plain()})
+    with pytest.warns(UserWarning, match=r"Plain.update takes no `sample_weight`: in this collection it is updated unweighted"):
+        collection.update(torch.tensor([1.0, 3.0]), sample_weight=torch.tensor([3.0, 1.0]))
+    values = collection.compute()
+    assert values["mean"] == pytest.approx(1.5) and values["plain"] == 2

@@ -130,33 +130,56 @@ class CountingMetric(Metric):
         value = {"tp": right, "fp": wrong, "fn": wrong, "tn": self._spec.size * seen - right - 2 * wrong}[name]
         return value.reshape(1)
 
-    def update(self, preds: Tensor, target: Tensor) -> None:
-        """Add the statistic of one batch (checked first when ``validate_args``)."""
-        increment = self._spec.batch(preds, target, increment=True)
+    def update(self, preds: Tensor, target: Tensor, *, sample_weight: Optional[Tensor] = None) -> None:
+        """Add the statistic of one batch (checked first when ``validate_args``), weighted by
+        ``sample_weight`` (the rules of :mod:`lightning_metrics.utilities.sample_weight`): the counts become
+        float64 sums of weights from the first weighted batch until ``reset``.
+
+        >>> import torch
+        >>> from lightning_metrics.classification import MulticlassAccuracy
+        >>> metric = MulticlassAccuracy(num_classes=3, average="micro")
+        >>> metric.update(torch.tensor([0, 1, 2]), torch.tensor([0, 1, 1]))
+        >>> metric.update(torch.tensor([2, 0]), torch.tensor([2, 1]), sample_weight=torch.tensor([3.0, 0.5]))
+        >>> metric.compute()  # (2 + 3) / (3 + 3.5)
+        tensor(0.7692)
+        """
+        increment = self._spec.batch(preds, target, increment=True, sample_weight=sample_weight)
+        if sample_weight is not None:
+            self._use_sample_weights()
         self._add_batch(increment)  # nothing can fail past this point: states stay consistent
+
+    def _sample_weight_states(self) -> tuple[str, ...]:
+        """The sum states of the statistic that hold float64 sums of weights once weighted (the per-sample
+        ``cat`` states of ``samplewise`` take float64 rows of weighted batches as they come)."""
+        spec = self.__dict__.get("_spec")
+        if spec is None or spec.samplewise:
+            return ()
+        return spec.weighted_state_names
 
     def _splits_update(self) -> bool:
         return type(self).update is CountingMetric.update and not self.__dict__["_is_synced"]
 
-    def _prepared_batch(self, preds: Tensor, target: Tensor) -> Any:
+    def _prepared_batch(self, preds: Tensor, target: Tensor, *, sample_weight: Optional[Tensor] = None) -> Any:
         if not self._splits_update():
             return None  # a subclass with its own update
-        increment = self._spec.batch(preds, target, increment=True)
+        increment = self._spec.batch(preds, target, increment=True, sample_weight=sample_weight)
         # the batch's confusion matrix for its values; the state takes the codes (a scatter, not a C^2 sum),
         # or the matrix itself when it has no more bins than the batch has codes. A matrix much larger than
         # its batch stays codes here: :meth:`_batch_values` makes it, unless its readers need only its summary.
         batch = {n: v.dense() if isinstance(v, Codes) and not v.summarizes() else v for n, v in increment.items()}
         adds = {n: batch[n] if isinstance(v, Codes) and not v.scatters() else v for n, v in increment.items()}
         states = {n: [v] if isinstance(self._defaults[n], list) else v for n, v in batch.items()}
-        return states, self._committer(lambda: self._add_batch(adds))
+        return states, self._committer(lambda: self._add_batch(adds, sample_weight is not None))
 
-    def _prepared_update(self, preds: Tensor, target: Tensor) -> Any:
+    def _prepared_update(self, preds: Tensor, target: Tensor, *, sample_weight: Optional[Tensor] = None) -> Any:
         if not self._splits_update():
             return None
-        increment = self._spec.batch(preds, target, increment=True)
-        return self._committer(lambda: self._add_batch(increment))
+        increment = self._spec.batch(preds, target, increment=True, sample_weight=sample_weight)
+        return self._committer(lambda: self._add_batch(increment, sample_weight is not None))
 
-    def _add_batch(self, batch: dict[str, Any]) -> None:
+    def _add_batch(self, batch: dict[str, Any], weighted: bool = False) -> None:
+        if weighted:
+            self._use_sample_weights()
         for name, value in batch.items():
             state = getattr(self, name)
             if isinstance(state, list):

@@ -5,11 +5,18 @@ Every curve metric keeps the same state for the same input spec: the scores (exa
 confusion matrix ``confmat`` of shape ``(T, [C,] 2, 2)`` (binned, reduced by ``sum``). Their
 ``statistic_spec`` says so, so a ``MetricCollection`` of ROC, AUROC, AP and the PR curve on the
 same input updates once per batch. Subclasses only choose what ``compute`` reads from the state.
+
+``update(preds, target, sample_weight=None)`` weighs the samples (the rules of
+:mod:`lightning_metrics.utilities.sample_weight`, their meaning for curves in
+:mod:`lightning_metrics.functional.classification._curve_functions`). Exact: a third ``cat`` state,
+``weights``, always declared and empty while no weighted batch came; from the first weighted batch on it
+holds one float64 weight per entry of ``target`` (the earlier samples, and later unweighted batches,
+weigh 1). Binned: ``confmat`` becomes float64 sums of weights. ``reset`` returns to the unweighted state.
 """
 
 from __future__ import annotations
 
-from typing import Any, Hashable, Optional
+from typing import Any, Hashable, Optional, Union
 
 import torch
 from torch import Tensor
@@ -51,6 +58,7 @@ class CurveMetric(Metric):
     plot_lower_bound = plot_upper_bound = None
     task: str = "binary"
     _measure: str = "pr"
+    exact_dtype_states = ("weights",)  # sample weights stay float64 through ``.half()`` / ``set_dtype``
 
     def _build(self) -> None:
         """Check the recorded arguments and declare the statistic; families add their checks after this."""
@@ -77,6 +85,7 @@ class CurveMetric(Metric):
             self._thresholds_key: Hashable = None
             self.add_state("preds", default=[], dist_reduce_fx="cat")
             self.add_state("target", default=[], dist_reduce_fx="cat")
+            self.add_state("weights", default=[], dist_reduce_fx="cat")  # empty until a weighted batch
         else:
             self.register_buffer("thresholds", tensor, persistent=False)
             self._thresholds_key = (tuple(tensor.tolist()), str(tensor.dtype))
@@ -104,20 +113,83 @@ class CurveMetric(Metric):
     def _spec(self) -> CurveSpec:
         return CurveSpec(self.task, self._num, self.thresholds, self.ignore_index, self.normalization)
 
-    def update(self, preds: Tensor, target: Tensor) -> None:
-        """Add a batch of scores (probabilities or logits) and integer targets."""
+    def update(self, preds: Tensor, target: Tensor, *, sample_weight: Optional[Tensor] = None) -> None:
+        """Add a batch of scores (probabilities or logits) and integer targets, weighted by
+        ``sample_weight`` (one weight per sample; checked before any state changes)."""
         spec = self._spec
-        state = curve_update(spec, preds, target, self.validate_args)
+        state = curve_update(spec, preds, target, self.validate_args, sample_weight)
+        if sample_weight is not None:
+            self._use_sample_weights()
         if isinstance(state, Tensor):
             self.confmat += state
-        else:
-            self.preds.append(state[0])
-            self.target.append(state[1])
+            return
+        if len(state) > 2:
+            self.weights.append(state[2])
+        elif self._is_sample_weighted:  # an unweighted batch of a weighted metric: its samples weigh 1
+            self.weights.append(_ones_like(state[1]))
+        self.preds.append(state[0])
+        self.target.append(state[1])
 
     def _state(self) -> CurveState:
         if self.thresholds is None:
+            if self._is_sample_weighted:
+                return dim_zero_cat(self.preds), dim_zero_cat(self.target), dim_zero_cat(self.weights)
             return dim_zero_cat(self.preds), dim_zero_cat(self.target)
         return self.confmat
+
+    # ------------------------------------------------------------------ sample weights
+    def _sample_weight_states(self) -> tuple[str, ...]:
+        """Binned: the confusion matrix holds sums of weights once weighted (the exact path keeps its
+        weights in the ``weights`` list state)."""
+        return ("confmat",) if "confmat" in self.__dict__.get("_defaults", ()) else ()
+
+    @property
+    def _is_sample_weighted(self) -> bool:
+        if "weights" in self.__dict__.get("_defaults", ()):
+            return _holds_entries(self.__dict__["weights"])
+        return super()._is_sample_weighted
+
+    def _use_sample_weights(self) -> None:
+        """As the base; exact: the samples already kept weigh 1 from now on (ones beside their targets)."""
+        super()._use_sample_weights()
+        if "weights" in self._defaults and not self._is_sample_weighted:
+            filled = _ones_for(self.__dict__["target"])
+            if isinstance(filled, list):
+                self.__dict__["weights"].extend(filled)  # in place: the list a compute group shares
+            else:
+                self.__dict__["weights"] = filled
+
+    def _weighted_states_for_sync(self, states: dict[str, Any]) -> dict[str, Any]:
+        """This rank's states in the layout of a weighted metric: exact, a weight of 1 per sample kept."""
+        out = super()._weighted_states_for_sync(states)
+        if "weights" in out and not _holds_entries(out["weights"]):
+            out["weights"] = _ones_for(out["target"])
+        return out
+
+    def _merge_states(self, incoming: dict[str, Any]) -> None:
+        """Exact: both sides in the weighted layout first when one of them is weighted (``forward`` and
+        ``merge_state``), so that the weights stay aligned with the targets."""
+        if "weights" in self._defaults and "weights" in incoming:
+            mine, theirs = self._is_sample_weighted, _holds_entries(incoming["weights"])
+            if theirs and not mine:
+                self._use_sample_weights()
+            elif mine and not theirs:
+                incoming = self._weighted_states_for_sync(incoming)
+        super()._merge_states(incoming)
+
+
+def _holds_entries(state: Union[list, Tensor]) -> bool:
+    """Whether a ``cat`` state holds anything (a non-empty list, or a non-empty tensor after a sync)."""
+    return state.numel() > 0 if isinstance(state, Tensor) else len(state) > 0
+
+
+def _ones_like(target: Tensor) -> Tensor:
+    return torch.ones(target.shape, dtype=torch.float64, device=target.device)
+
+
+def _ones_for(target: Union[list, Tensor]) -> Union[list, Tensor]:
+    """Weights of 1 laid out as a ``target`` state (a list of batches, or one tensor)."""
+    return _ones_like(target) if isinstance(target, Tensor) else [_ones_like(t) for t in target]
 
 
 # --------------------------------------------------------------------------- PR curve
@@ -259,6 +331,14 @@ class BinaryAUROC(_Summary, _Bounded, BinaryPrecisionRecallCurve):
     >>> metric.update(torch.tensor([0.1, 0.4, 0.35, 0.8]), torch.tensor([0, 0, 1, 1]))
     >>> metric.compute()
     tensor(0.7500)
+
+    With sample weights (an unweighted batch before the first weighted one weighs 1 per sample):
+
+    >>> metric = BinaryAUROC()
+    >>> metric.update(torch.tensor([0.1, 0.4]), torch.tensor([0, 0]))
+    >>> metric.update(torch.tensor([0.35, 0.8]), torch.tensor([1, 1]), sample_weight=torch.tensor([2.0, 1.0]))
+    >>> metric.compute(), metric.weights
+    (tensor(0.6667), [tensor([1., 1.], dtype=torch.float64), tensor([2., 1.], dtype=torch.float64)])
     """
 
     _measure = "auroc"

@@ -4,6 +4,11 @@ Calibration keeps a per-bin histogram (count, confidence sum, accuracy sum) inst
 confidence; hinge and ranking keep a running sum and a count. All states reduce by ``sum``.
 Constructors are torchmetrics' signatures over ``self._configure(locals())``; each family checks
 the recorded arguments and declares its states in ``_build``.
+
+Calibration, hinge and ranking take ``update(preds, target, sample_weight=None)`` (the rules of
+:mod:`lightning_metrics.utilities.sample_weight`): the calibration histogram is float64 already and
+sums weights; the sample count of hinge and ranking becomes a float64 weight sum from the first weighted
+batch until ``reset``.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from lightning_metrics.functional.classification._ranking import (
     ranking_average_precision_statistic,
     ranking_input,
     ranking_loss_statistic,
+    ranking_weight,
 )
 from lightning_metrics.functional.classification._scores import check_ignore_index, check_num
 from lightning_metrics.metric import Metric
@@ -80,8 +86,11 @@ class BinaryCalibrationError(_CalibrationError):
     def statistic_spec(self) -> Hashable:
         return ("calibration", "binary", self.n_bins, self.ignore_index, self.validate_args)
 
-    def update(self, preds: Tensor, target: Tensor) -> None:
-        binary_calibration_statistic(preds, target, self.n_bins, self.ignore_index, self.validate_args, self.bins)
+    def update(self, preds: Tensor, target: Tensor, *, sample_weight: Optional[Tensor] = None) -> None:
+        """Add a batch to the histogram (each sample counts its ``sample_weight``)."""
+        binary_calibration_statistic(
+            preds, target, self.n_bins, self.ignore_index, self.validate_args, self.bins, sample_weight
+        )
 
 
 class MulticlassCalibrationError(_CalibrationError):
@@ -112,9 +121,11 @@ class MulticlassCalibrationError(_CalibrationError):
             self.validate_args,
         )
 
-    def update(self, preds: Tensor, target: Tensor) -> None:
+    def update(self, preds: Tensor, target: Tensor, *, sample_weight: Optional[Tensor] = None) -> None:
+        """Add a batch to the histogram (each sample counts its ``sample_weight``)."""
         multiclass_calibration_statistic(
-            preds, target, self.num_classes, self.n_bins, self.ignore_index, self.validate_args, self.bins
+            preds, target, self.num_classes, self.n_bins, self.ignore_index, self.validate_args, self.bins,
+            sample_weight,
         )
 
 
@@ -133,12 +144,18 @@ class _HingeLoss(_SummedScore):
         self.add_state("measures", default=torch.zeros(size), dist_reduce_fx="sum")
         self.add_state("total", default=torch.tensor(0), dist_reduce_fx="sum")
 
+    def _sample_weight_states(self) -> tuple[str, ...]:
+        """The sample count holds the weight sum once weighted."""
+        return ("total",)
+
     def _add(self, measures: Tensor, total: Tensor) -> None:
+        if total.is_floating_point():  # a weighted batch (checked already): weighted counts from now on
+            self._use_sample_weights()
         self.measures = self.measures + measures.to(self.measures.dtype)  # out of place: autograd in forward
         self.total = self.total + total
 
     def compute(self) -> Tensor:
-        return self.measures / self.total
+        return (self.measures / self.total).to(self.measures.dtype)
 
 
 class BinaryHingeLoss(_HingeLoss):
@@ -155,8 +172,11 @@ class BinaryHingeLoss(_HingeLoss):
                  **kwargs: Any) -> None:
         self._configure(locals())
 
-    def update(self, preds: Tensor, target: Tensor) -> None:
-        self._add(*binary_hinge_statistic(preds, target, self.squared, self.ignore_index, self.validate_args))
+    def update(self, preds: Tensor, target: Tensor, *, sample_weight: Optional[Tensor] = None) -> None:
+        """Add a batch's losses (weighted by ``sample_weight``) and its sample count (weight sum)."""
+        self._add(
+            *binary_hinge_statistic(preds, target, self.squared, self.ignore_index, self.validate_args, sample_weight)
+        )
 
 
 class MulticlassHingeLoss(_HingeLoss):
@@ -176,11 +196,12 @@ class MulticlassHingeLoss(_HingeLoss):
                  ignore_index: Optional[int] = None, validate_args: bool = True, **kwargs: Any) -> None:
         self._configure(locals())
 
-    def update(self, preds: Tensor, target: Tensor) -> None:
+    def update(self, preds: Tensor, target: Tensor, *, sample_weight: Optional[Tensor] = None) -> None:
+        """Add a batch's losses (weighted by ``sample_weight``) and its sample count (weight sum)."""
         self._add(
             *multiclass_hinge_statistic(
                 preds, target, self.num_classes, self.squared, self.multiclass_mode, self.ignore_index,
-                self.validate_args,
+                self.validate_args, sample_weight,
             )
         )
 
@@ -202,14 +223,22 @@ class _RankingMetric(_SummedScore):
         self.add_state("measure", torch.tensor(0.0), dist_reduce_fx="sum")
         self.add_state("total", torch.tensor(0), dist_reduce_fx="sum")
 
-    def update(self, preds: Tensor, target: Tensor) -> None:
+    def _sample_weight_states(self) -> tuple[str, ...]:
+        """The sample count holds the weight sum once weighted."""
+        return ("total",)
+
+    def update(self, preds: Tensor, target: Tensor, *, sample_weight: Optional[Tensor] = None) -> None:
+        """Add a batch's per-sample values (weighted by ``sample_weight``) and its sample count (weight sum)."""
+        weight = ranking_weight(target, sample_weight, self.validate_args)
         inputs = ranking_input(preds, target, self.num_labels, self.ignore_index, self.validate_args)
-        measure, total = self._statistic(*inputs)
+        measure, total = self._statistic(*inputs, weight)
+        if weight is not None:
+            self._use_sample_weights()
         self.measure += measure
         self.total += total
 
     def compute(self) -> Tensor:
-        return self.measure / self.total
+        return (self.measure / self.total).to(self.measure.dtype)
 
 
 class MultilabelCoverageError(_RankingMetric):

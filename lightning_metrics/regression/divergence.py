@@ -3,6 +3,10 @@
 With ``reduction`` ``"mean"``/``"sum"`` only a float64 running sum and a row count are kept; with
 ``"none"``/``None`` the per-row scores are kept (``cat``).
 
+``update(..., sample_weight=None)``: one weight per row (see
+:mod:`lightning_metrics.functional.regression.divergence`): the sum adds ``w s``, the row count becomes the
+total weight (float64 from the first weighted batch until ``reset``), ``none`` keeps ``w s``.
+
 >>> import torch
 >>> metric = KLDivergence()
 >>> metric.update(torch.tensor([[0.36, 0.48, 0.16]]), torch.tensor([[1 / 3, 1 / 3, 1 / 3]]))
@@ -19,6 +23,7 @@ import torch
 from torch import Tensor
 
 from lightning_metrics.plotting import _methods as _plot_methods
+from lightning_metrics._input_checks import ValidatedInputs
 from lightning_metrics.functional.regression._checks import check_reduction
 from lightning_metrics.functional.regression.divergence import (
     REDUCTIONS,
@@ -26,13 +31,17 @@ from lightning_metrics.functional.regression.divergence import (
     js_divergence_rows,
     kl_divergence_rows,
     reduce_rows,
+    weighted_rows,
 )
 from lightning_metrics.metric import Metric
 from lightning_metrics.utilities.data import dim_zero_cat
 
 
-class _RowScores(Metric):
-    """Accumulates per-row scores: a sum and a count, or (``reduction`` none) every score."""
+class _RowScores(ValidatedInputs, Metric):
+    """Accumulates per-row scores: a sum and a count, or (``reduction`` none) every score.
+
+    ``validate_args=False`` (a keyword argument) skips the value check of ``sample_weight`` and its host read.
+    """
 
     plot = _plot_methods.plot_value
 
@@ -53,12 +62,19 @@ class _RowScores(Metric):
         self.add_state("total", torch.tensor(0, dtype=torch.int64), dist_reduce_fx="sum")
         self.add_state("saw_float64", torch.tensor(0, dtype=torch.int64), dist_reduce_fx="max")
 
-    def _accumulate(self, scores: Tensor, double_input: bool) -> None:
+    def _sample_weight_states(self) -> tuple[str, ...]:
+        """The row count holds the total weight once a weighted batch came."""
+        return ("total",)
+
+    def _accumulate(self, scores: Tensor, double_input: bool, sample_weight: Any = None) -> None:
+        scores, total = weighted_rows(scores, sample_weight, self.validate_args)
+        if sample_weight is not None:
+            self._use_sample_weights()
         if self.reduction in ("mean", "sum"):
             self.measures = self.measures + scores.sum(dtype=torch.float64)
         else:
             self.measures.append(scores)
-        self.total = self.total + scores.shape[0]
+        self.total = self.total + total
         if double_input:
             self.saw_float64 = self.saw_float64.clamp(min=1)
 
@@ -84,9 +100,9 @@ class CosineSimilarity(_RowScores):
     def __init__(self, reduction: Literal["mean", "sum", "none"] | None = "sum", **kwargs: Any) -> None:
         self._configure(locals())
 
-    def update(self, preds: Tensor, target: Tensor) -> None:
-        """Score the batch's rows."""
-        self._accumulate(cosine_similarity_rows(preds, target), False)
+    def update(self, preds: Tensor, target: Tensor, *, sample_weight: Any = None) -> None:
+        """Score the batch's rows (weighted by ``sample_weight``, one weight per row)."""
+        self._accumulate(cosine_similarity_rows(preds, target), False, sample_weight)
 
     def compute(self) -> Tensor:
         """Reduced similarity (float32, as torchmetrics)."""
@@ -113,9 +129,9 @@ class _Divergence(_RowScores):
     def _rows(self, p: Tensor, q: Tensor) -> Tensor:
         raise NotImplementedError
 
-    def update(self, p: Tensor, q: Tensor) -> None:
-        """Score the batch's rows."""
-        self._accumulate(self._rows(p, q), p.dtype == torch.float64 or q.dtype == torch.float64)
+    def update(self, p: Tensor, q: Tensor, *, sample_weight: Any = None) -> None:
+        """Score the batch's rows (weighted by ``sample_weight``, one weight per row)."""
+        self._accumulate(self._rows(p, q), p.dtype == torch.float64 or q.dtype == torch.float64, sample_weight)
 
     def compute(self) -> Tensor:
         """Reduced divergence (float64 if any input was float64, as torchmetrics)."""

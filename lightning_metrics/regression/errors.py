@@ -4,11 +4,19 @@ Tweedie deviance, critical success index and CRPS.
 Each ``update`` validates the batch and adds its float64 sums (``dist_reduce_fx="sum"``); results are in
 the metric's dtype (float32 by default), as torchmetrics returns them.
 
+``update(..., sample_weight=None)`` (MAE, MSLE, log-cosh, Minkowski, MAPE, SMAPE, WMAPE, Tweedie deviance;
+the rules: :mod:`lightning_metrics.utilities.sample_weight`, the meaning per measure:
+:mod:`lightning_metrics.functional.regression.errors`) multiplies each term by its sample's weight; the
+observation count becomes the total weight, a float64 state from the first weighted batch until ``reset``.
+
 >>> import torch
 >>> metric = MeanAbsoluteError()
 >>> metric.update(torch.tensor([2.5, 5.0, 4.0, 8.0]), torch.tensor([3.0, 5.0, 2.5, 7.0]))
 >>> metric.compute()
 tensor(0.7500)
+>>> metric.update(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 4.0]), sample_weight=torch.tensor([3.0, 0.0]))
+>>> metric.compute(), metric.count
+(tensor(0.4286), tensor(7., dtype=torch.float64))
 """
 
 from __future__ import annotations
@@ -19,21 +27,24 @@ import torch
 from torch import Tensor
 
 from lightning_metrics.plotting import _methods as _plot_methods
+from lightning_metrics._input_checks import ValidatedInputs
 from lightning_metrics._prepared import BatchSums, adds_batch_sums
 from lightning_metrics.functional.regression import errors as F
 from lightning_metrics.functional.regression._checks import check_num_outputs_arg
 from lightning_metrics.metric import Metric
 from lightning_metrics.utilities.data import dim_zero_cat
+from lightning_metrics.utilities.exceptions import MetricInputError
 
 
 def _zeros(*shape: int) -> Tensor:
     return torch.zeros(shape, dtype=torch.float64)
 
 
-class _FloatSums(BatchSums, Metric):
+class _FloatSums(BatchSums, ValidatedInputs, Metric):
     """Float64 sums that add up across batches and ranks: a differentiable error, lower is better, >= 0.
 
     A subclass states its batch's sums once (:meth:`~lightning_metrics._prepared.BatchSums._batch_sums`).
+    ``validate_args=False`` (a keyword argument) skips the value check of ``sample_weight`` and its host read.
     """
 
     plot = _plot_methods.plot_value
@@ -57,13 +68,23 @@ class _SumMetric(_FloatSums):
     def _build(self) -> None:
         self._add_sum_states(1)
 
+    def _sample_weight_states(self) -> tuple[str, ...]:
+        """The observation count holds the total weight once a weighted batch came."""
+        return ("count",)
+
+    def _add_sums(self, sums: dict[str, Tensor | int]) -> None:
+        count = sums["count"]
+        if isinstance(count, Tensor) and count.is_floating_point():  # a weighted batch: weighted counts
+            self._use_sample_weights()
+        super()._add_sums(sums)
+
     def _add_sum_states(self, num_outputs: int) -> None:
         """The states: ``total`` (one per output when ``num_outputs > 1``) and ``count``."""
         self.add_state("total", _zeros(num_outputs) if num_outputs > 1 else _zeros(), dist_reduce_fx="sum")
         self.add_state("count", torch.tensor(0, dtype=torch.int64), dist_reduce_fx="sum")
 
-    def _sums(self, preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
-        """The batch's float64 total (per output) and its observation count, checked."""
+    def _sums(self, preds: Tensor, target: Tensor, sample_weight: Any = None) -> tuple[Tensor, Tensor | int]:
+        """The batch's float64 total (per output) and its observation count (total weight), checked."""
         raise NotImplementedError
 
     def _batch_sums(self, *args: Any, **kwargs: Any) -> dict[str, Tensor | int]:
@@ -74,9 +95,9 @@ class _SumMetric(_FloatSums):
         return {"total": total.to(state.device), "count": count}
 
     @adds_batch_sums
-    def update(self, preds: Tensor, target: Tensor) -> None:
-        """Add the batch's sums."""
-        self._add_sums(self._batch_sums(preds, target))
+    def update(self, preds: Tensor, target: Tensor, *, sample_weight: Any = None) -> None:
+        """Add the batch's sums (each term times its sample's weight with ``sample_weight``)."""
+        self._add_sums(self._batch_sums(preds, target, sample_weight))
 
     def compute(self) -> Tensor:
         """The accumulated mean."""
@@ -104,8 +125,8 @@ class MeanAbsoluteError(_PerOutputSums):
     tensor([0.0000, 2.5000])
     """
 
-    def _sums(self, preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
-        return F.mean_absolute_error_sums(preds, target, self.num_outputs)
+    def _sums(self, preds: Tensor, target: Tensor, sample_weight: Any = None) -> tuple[Tensor, Tensor | int]:
+        return F.mean_absolute_error_sums(preds, target, self.num_outputs, sample_weight, self.validate_args)
 
 
 class MeanSquaredLogError(_SumMetric):
@@ -118,8 +139,8 @@ class MeanSquaredLogError(_SumMetric):
     tensor(0.0207)
     """
 
-    def _sums(self, preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
-        return F.mean_squared_log_error_sums(preds, target)
+    def _sums(self, preds: Tensor, target: Tensor, sample_weight: Any = None) -> tuple[Tensor, Tensor | int]:
+        return F.mean_squared_log_error_sums(preds, target, sample_weight, self.validate_args)
 
 
 class LogCoshError(_PerOutputSums):
@@ -132,8 +153,8 @@ class LogCoshError(_PerOutputSums):
     tensor(0.3523)
     """
 
-    def _sums(self, preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
-        return F.log_cosh_error_sums(preds, target, self.num_outputs)
+    def _sums(self, preds: Tensor, target: Tensor, sample_weight: Any = None) -> tuple[Tensor, Tensor | int]:
+        return F.log_cosh_error_sums(preds, target, self.num_outputs, sample_weight, self.validate_args)
 
 
 class MinkowskiDistance(_FloatSums):
@@ -155,13 +176,16 @@ class MinkowskiDistance(_FloatSums):
         F.check_minkowski_p(self.p)
         self.add_state("minkowski_dist_sum", _zeros(), dist_reduce_fx="sum")
 
-    def _batch_sums(self, preds: Tensor, targets: Tensor) -> dict[str, Tensor | int]:  # type: ignore[override]
-        return {"minkowski_dist_sum": F.minkowski_distance_sum(preds, targets, self.p)}
+    def _batch_sums(  # type: ignore[override]
+        self, preds: Tensor, targets: Tensor, sample_weight: Any = None
+    ) -> dict[str, Tensor | int]:
+        total = F.minkowski_distance_sum(preds, targets, self.p, sample_weight, self.validate_args)
+        return {"minkowski_dist_sum": total}
 
     @adds_batch_sums
-    def update(self, preds: Tensor, targets: Tensor) -> None:
-        """Add ``sum |preds - targets|^p`` of the batch."""
-        self._add_sums(self._batch_sums(preds, targets))
+    def update(self, preds: Tensor, targets: Tensor, *, sample_weight: Any = None) -> None:
+        """Add ``sum |preds - targets|^p`` of the batch (``sum w |preds - targets|^p`` with ``sample_weight``)."""
+        self._add_sums(self._batch_sums(preds, targets, sample_weight))
 
     def compute(self) -> Tensor:
         """The p-th root of the accumulated sum."""
@@ -178,8 +202,8 @@ class MeanAbsolutePercentageError(_SumMetric):
     tensor(0.2667)
     """
 
-    def _sums(self, preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
-        return F.mean_absolute_percentage_error_sums(preds, target)
+    def _sums(self, preds: Tensor, target: Tensor, sample_weight: Any = None) -> tuple[Tensor, Tensor | int]:
+        return F.mean_absolute_percentage_error_sums(preds, target, sample_weight, self.validate_args)
 
 
 class SymmetricMeanAbsolutePercentageError(_SumMetric):
@@ -194,12 +218,13 @@ class SymmetricMeanAbsolutePercentageError(_SumMetric):
 
     plot_upper_bound = 2.0
 
-    def _sums(self, preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
-        return F.symmetric_mean_absolute_percentage_error_sums(preds, target)
+    def _sums(self, preds: Tensor, target: Tensor, sample_weight: Any = None) -> tuple[Tensor, Tensor | int]:
+        return F.symmetric_mean_absolute_percentage_error_sums(preds, target, sample_weight, self.validate_args)
 
 
 class WeightedMeanAbsolutePercentageError(_FloatSums):
-    """Weighted MAPE ``sum |preds - target| / sum |target|``.
+    """Weighted MAPE ``sum |preds - target| / sum |target|`` (``sample_weight`` multiplies both terms of a
+    sample: ``sum w |preds - target| / sum w |target|``).
 
     >>> import torch
     >>> metric = WeightedMeanAbsolutePercentageError()
@@ -218,14 +243,18 @@ class WeightedMeanAbsolutePercentageError(_FloatSums):
         self.add_state("sum_abs_error", _zeros(), dist_reduce_fx="sum")
         self.add_state("sum_scale", _zeros(), dist_reduce_fx="sum")
 
-    def _batch_sums(self, preds: Tensor, target: Tensor) -> dict[str, Tensor | int]:  # type: ignore[override]
-        abs_error, scale = F.weighted_mean_absolute_percentage_error_sums(preds, target)
+    def _batch_sums(  # type: ignore[override]
+        self, preds: Tensor, target: Tensor, sample_weight: Any = None
+    ) -> dict[str, Tensor | int]:
+        abs_error, scale = F.weighted_mean_absolute_percentage_error_sums(
+            preds, target, sample_weight, self.validate_args
+        )
         return {"sum_abs_error": abs_error, "sum_scale": scale}
 
     @adds_batch_sums
-    def update(self, preds: Tensor, target: Tensor) -> None:
-        """Add the batch's absolute errors and absolute targets."""
-        self._add_sums(self._batch_sums(preds, target))
+    def update(self, preds: Tensor, target: Tensor, *, sample_weight: Any = None) -> None:
+        """Add the batch's absolute errors and absolute targets (times the sample weights, if any)."""
+        self._add_sums(self._batch_sums(preds, target, sample_weight))
 
     def compute(self) -> Tensor:
         """WMAPE over everything seen."""
@@ -251,13 +280,15 @@ class TweedieDevianceScore(_SumMetric):
         F.check_tweedie_power(self.power)
         super()._build()
 
-    def _sums(self, preds: Tensor, targets: Tensor) -> tuple[Tensor, int]:  # type: ignore[override]
-        return F.tweedie_deviance_sums(preds, targets, self.power)
+    def _sums(  # type: ignore[override]
+        self, preds: Tensor, targets: Tensor, sample_weight: Any = None
+    ) -> tuple[Tensor, Tensor | int]:
+        return F.tweedie_deviance_sums(preds, targets, self.power, sample_weight, self.validate_args)
 
     @adds_batch_sums
-    def update(self, preds: Tensor, targets: Tensor) -> None:  # torchmetrics' argument name
-        """Add the batch's unit deviances."""
-        self._add_sums(self._batch_sums(preds, targets))
+    def update(self, preds: Tensor, targets: Tensor, *, sample_weight: Any = None) -> None:  # torchmetrics' names
+        """Add the batch's unit deviances (times the sample weights, if any)."""
+        self._add_sums(self._batch_sums(preds, targets, sample_weight))
 
 
 class CriticalSuccessIndex(Metric):
@@ -334,7 +365,11 @@ class ContinuousRankedProbabilityScore(_SumMetric):
 
     is_differentiable = False
 
-    def _sums(self, preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
+    def _sums(self, preds: Tensor, target: Tensor, sample_weight: Any = None) -> tuple[Tensor, int]:
+        if sample_weight is not None:
+            raise MetricInputError(
+                "Argument `sample_weight` is not supported by ContinuousRankedProbabilityScore (not implemented yet)"
+            )
         return F.crps_sum(preds, target)
 
 

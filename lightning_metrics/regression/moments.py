@@ -14,6 +14,17 @@ They declare the same :attr:`statistic_spec`, so a :class:`~lightning_metrics.Me
 {'MeanSquaredError': 0.375, 'R2Score': 0.9486, 'PearsonCorrCoef': 0.9849}
 >>> len(metrics.compute_groups)
 1
+
+``update(preds, target, sample_weight=None)``: the moments become weighted ones, their count the total weight
+(the rules: :mod:`lightning_metrics.utilities.sample_weight`; the meaning per measure: the functional forms in
+:mod:`lightning_metrics.functional.regression.moment_measures`). The state is float64 either way, so a weighted
+and an unweighted metric hold the same layout: nothing changes for sync, checkpoints or sharing.
+
+>>> metrics.reset()
+>>> weight = torch.tensor([1, 1, 0, 2])
+>>> metrics.update(torch.tensor([2.5, 0.0, 2, 8]), torch.tensor([3, -0.5, 2, 7]), sample_weight=weight)
+>>> {k: round(v.item(), 4) for k, v in metrics.compute().items()}
+{'MeanSquaredError': 0.625, 'R2Score': 0.9362, 'PearsonCorrCoef': 0.9887}
 """
 
 from __future__ import annotations
@@ -25,6 +36,7 @@ import torch
 from torch import Tensor
 
 from lightning_metrics.plotting import _methods as _plot_methods
+from lightning_metrics._input_checks import ValidatedInputs
 from lightning_metrics._states import _finished
 from lightning_metrics.functional.regression import _moments as mo
 from lightning_metrics.functional.regression import _statistics as st
@@ -36,6 +48,7 @@ from lightning_metrics.functional.regression._checks import (
     check_multioutput,
     check_num_outputs_arg,
     check_same_shape,
+    sample_weight_for,
 )
 from lightning_metrics.functional.regression.moment_measures import (
     NORMALIZATIONS,
@@ -89,16 +102,17 @@ def _max_abs_deviation(var: int) -> Any:
     return deviation
 
 
-def _bind(preds: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
-    return preds, target
+def _bind(preds: Tensor, target: Tensor, sample_weight: Any = None) -> tuple[Tensor, Tensor, Any]:
+    return preds, target, sample_weight
 
 
-class _MomentMetric(Metric):
+class _MomentMetric(ValidatedInputs, Metric):
     """Holds the ``moments`` state; subclasses add input checks and a measure over the moments.
 
     Alone, a metric keeps the smallest statistic of :mod:`~lightning_metrics.functional.regression._statistics`
     its value needs (``_smallest_statistic``); a collection widens its members to the largest level among
-    them (:meth:`_widen_statistic`), so that they share one state.
+    them (:meth:`_widen_statistic`), so that they share one state. ``validate_args=False`` (a keyword
+    argument) skips the value check of ``sample_weight`` and its host read.
     """
 
     plot = _plot_methods.plot_value
@@ -166,20 +180,39 @@ class _MomentMetric(Metric):
         if self._columns is not None:
             check_columns(preds, self.num_outputs, strict_single=self._columns == "strict")
 
-    def update(self, preds: Tensor, target: Tensor) -> None:
-        """Merge the float64 statistic of this batch into the state."""
+    def update(self, preds: Tensor, target: Tensor, *, sample_weight: Any = None) -> None:
+        """Merge the float64 statistic of this batch (weighted by ``sample_weight``) into the state."""
         self._check_inputs(preds, target)
         cols_p, cols_t, flattened = mo.as_columns(preds, target)
-        # the first update since the state was fresh chooses the shifts of the shifted-sum levels
         attrs = self.__dict__  # the state is a plain attribute: skip nn.Module.__setattr__ on the hot path
-        attrs["moments"] = self._statistic.update(attrs["moments"], cols_p, cols_t, flattened, attrs["_update_count"] <= 1)
+        weight = None if sample_weight is None else self._weight_columns(sample_weight, preds, target)
+        # the first update since the state was fresh chooses the shifts of the shifted-sum levels
+        attrs["moments"] = self._statistic.update(
+            attrs["moments"], cols_p, cols_t, flattened, attrs["_update_count"] <= 1, weight
+        )
+
+    def _weight_columns(self, sample_weight: Any, preds: Tensor, target: Tensor) -> Tensor:
+        """The checked weights laid out as :func:`~._moments.as_columns` lays out the inputs; the metric is
+        weighted from now on (until ``reset``)."""
+        weight = sample_weight_for(sample_weight, target.shape, target.device, self.validate_args)
+        self.__dict__["_sample_weighted"] = True
+        return weight if preds.ndim == 2 else weight.reshape(-1, 1)
+
+    def _forget_updates(self) -> None:
+        super()._forget_updates()
+        self.__dict__["_sample_weighted"] = False
+
+    def _share_states_of(self, leader: Metric) -> None:
+        super()._share_states_of(leader)
+        self.__dict__["_sample_weighted"] = leader.__dict__.get("_sample_weighted", False)
 
     def _prepared_update(self, *args: Any, **kwargs: Any) -> Any:
         prepared = self._prepared_columns(*args, **kwargs)
         if prepared is None:
             return None
+        *columns, weight = prepared
         with torch.no_grad():
-            state = self._statistic.update(self.moments, *prepared, self._update_count == 0)
+            state = self._statistic.update(self.moments, *columns, self._update_count == 0, weight)
         return self._committer(lambda: self.__dict__.__setitem__("moments", state))
 
     def _prepared_batch(self, *args: Any, **kwargs: Any) -> Any:
@@ -190,21 +223,24 @@ class _MomentMetric(Metric):
         if prepared is None:
             return None
         statistic = self._statistic
-        batch = statistic.update(None, *prepared)
+        *columns, weight = prepared
+        batch = statistic.update(None, *columns, True, weight)
         with torch.no_grad():
             if statistic.additive:
                 state = st.merge_pair(self.moments, batch.detach(), statistic)
             else:
-                state = statistic.update(self.moments, *prepared, self._update_count == 0)
+                state = statistic.update(self.moments, *columns, self._update_count == 0, weight)
         return {"moments": batch}, self._committer(lambda: self.__dict__.__setitem__("moments", state))
 
-    def _prepared_columns(self, *args: Any, **kwargs: Any) -> tuple[Tensor, Tensor, bool] | None:
-        """The checked batch as columns (``as_columns``), or ``None`` for a subclass with its own update."""
+    def _prepared_columns(self, *args: Any, **kwargs: Any) -> tuple[Tensor, Tensor, bool, Tensor | None] | None:
+        """The checked batch as columns (``as_columns``) and its weights laid out alike (or ``None``), or
+        ``None`` for a subclass with its own update."""
         if type(self).update is not _MomentMetric.update or self.__dict__["_is_synced"]:
             return None
-        preds, target = _bind(*args, **kwargs)
+        preds, target, sample_weight = _bind(*args, **kwargs)
         self._check_inputs(preds, target)
-        return mo.as_columns(preds, target)
+        weight = None if sample_weight is None else self._weight_columns(sample_weight, preds, target)
+        return (*mo.as_columns(preds, target), weight)
 
     def _forward_shared(self, members: list[Metric], *args: Any, **kwargs: Any) -> list[Any]:
         # forward updates a fresh state first, so check the column count against the accumulated state
@@ -346,6 +382,10 @@ class NormalizedRootMeanSquaredError(_MomentMetric):
 class R2Score(_MomentMetric):
     """Coefficient of determination; outputs are inferred from the input (``(N,)`` or ``(N, d)``).
 
+    Weighted (``update(..., sample_weight=w)``) it needs a positive total weight instead of two samples, and
+    ``adjusted`` reads the total weight as the number of samples. Whether the metric is weighted is known to
+    the process that saw the weights (and to its collection), until ``reset``.
+
     >>> import torch
     >>> metric = R2Score(multioutput="raw_values")
     >>> metric.update(torch.tensor([[0.0, 2], [-1, 2], [8, -5]]), torch.tensor([[0.5, 1], [-1, 1], [7, -6]]))
@@ -374,7 +414,8 @@ class R2Score(_MomentMetric):
 
     def _measure(self, m: Any) -> Tensor:
         """R2 of the moments ``m``."""
-        return r2_from_moments(m, self.adjusted, self.multioutput).to(self._result_dtype(m))
+        weighted = self.__dict__.get("_sample_weighted", False)
+        return r2_from_moments(m, self.adjusted, self.multioutput, weighted).to(self._result_dtype(m))
 
 
 class ExplainedVariance(_MomentMetric):

@@ -23,6 +23,7 @@ from lightning_metrics.functional.regression.ranks import (
     kendall_finalize,
     kendall_from_columns,
     kendall_tau_dtype,
+    refuse_sample_weight,
     spearman_from_columns,
 )
 from lightning_metrics.metric import Metric
@@ -59,8 +60,10 @@ class _PairedColumns(Metric):
         """Spearman and Kendall keep the same columns; the dtype check differs, so it is part of the spec."""
         return ("regression_paired_columns", self.num_outputs, self._floating_only)
 
-    def update(self, preds: Tensor, target: Tensor) -> None:
-        """Append the batch as columns."""
+    def update(self, preds: Tensor, target: Tensor, *, sample_weight: Any = None) -> None:
+        """Append the batch as columns (``sample_weight``: not supported, a clear error; see
+        :mod:`lightning_metrics.functional.regression.ranks`)."""
+        refuse_sample_weight(sample_weight, type(self).__name__)
         check_correlation_columns(preds, target, self.num_outputs, floating=self._floating_only)
         self.preds.append(_as_rows(preds))
         self.target.append(_as_rows(target))

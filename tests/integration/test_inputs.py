@@ -106,7 +106,7 @@ def test_update_metrics_with_keyword_arguments(tmp_path: Path) -> None:
     for name in ("hits", "bacc"):
         assert float(trainer.callback_metrics[f"val/{name}"]) == pytest.approx(expected[name]), name
     model.short = True
-    with pytest.raises(ValueError, match=r"'bacc' \(BinaryAccuracy\) takes `update\(preds, target\)`, but "
+    with pytest.raises(ValueError, match=r"'bacc' \(BinaryAccuracy\) takes `update\(preds, target, \*, sample_weight=None\)`, but "
                                          r"`update_metrics` supplies \(<0>, indexes=...\): 'target' is missing"):
         L.Trainer(**trainer_kwargs(tmp_path, max_epochs=1, logger=False)).fit(model, loader(16), loader(16, seed=1))
 
@@ -170,7 +170,7 @@ def _fit_val(tmp_path: Path, callback: Any, model: Any = None) -> None:
 def test_an_extract_of_the_wrong_arity_is_named(tmp_path: Path) -> None:
     short = lm.MetricsCallback({"acc": MulticlassAccuracy(3)}, stages=("val",), extract=lambda out, batch: (out["preds"],))
     with pytest.raises(ValueError, match=r"In the 'val' metrics \(dataloader 0\), 'acc' \(MulticlassAccuracy\) takes "
-                                         r"`update\(preds, target\)`, but `extract` "
+                                         r"`update\(preds, target, \*, sample_weight=None\)`, but `extract` "
                                          r"supplies \(<0>\): 'target' is missing"):
         _fit_val(tmp_path, short)
     long = lm.MetricsCallback({"acc": MulticlassAccuracy(3)}, stages=("val",),

@@ -48,7 +48,7 @@ class WeightedCountAccuracy(lm.Metric):
     def _sample_weight_states(self) -> tuple[str, ...]:
         return ("correct", "total")
 
-    def update(self, preds: torch.Tensor, target: torch.Tensor, sample_weight: Any = None) -> None:
+    def update(self, preds: torch.Tensor, target: torch.Tensor, *, sample_weight: Any = None) -> None:
         right = preds.argmax(-1) == target
         weight = as_sample_weight(sample_weight, target.shape, device=target.device)
         if weight is None:

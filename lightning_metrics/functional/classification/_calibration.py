@@ -5,11 +5,15 @@ a ``(3, n_bins + 1)`` float64 tensor (count, sum of confidences, sum of accuraci
 addition. Bin edges are ``linspace(0, 1, n_bins + 1)`` in the confidences' dtype and a confidence
 ``c`` falls in bin ``bucketize(c, edges, right=True) - 1`` (``bucketize`` against the upper edges), so a confidence of exactly 1 gets its
 own last bin, as in torchmetrics.
+
+With ``sample_weight`` (the rules of :mod:`lightning_metrics.utilities.sample_weight`) the three rows
+are weight sums: a bin's weight, and the weighted sums of confidences and accuracies; a bin's share of
+the error is its share of the total weight.
 """
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 import torch
 from torch import Tensor
@@ -24,6 +28,7 @@ from lightning_metrics.functional.classification._scores import (
 from lightning_metrics.functional.classification._task_functions import task_functions
 from lightning_metrics.utilities.checks import check_choice
 from lightning_metrics.utilities.memo import ConstantCache
+from lightning_metrics.utilities.sample_weight import as_sample_weight
 
 NORMS = ("l1", "l2", "max")
 
@@ -36,13 +41,16 @@ def check_calibration_args(n_bins: int, norm: str, ignore_index: Optional[int]) 
 
 
 def calibration_update(
-    confidences: Tensor, accuracies: Tensor, valid: Optional[Tensor], n_bins: int, out: Optional[Tensor] = None
+    confidences: Tensor, accuracies: Tensor, valid: Optional[Tensor], n_bins: int, out: Optional[Tensor] = None,
+    weight: Optional[Tensor] = None,
 ) -> Tensor:
     """The ``(3, n_bins + 1)`` float64 histogram of one batch, added into ``out`` in place when given (a
-    state); ``valid=False`` samples add nothing."""
+    state); ``valid=False`` samples add nothing, and every sample counts its ``weight`` (checked, (N,))."""
     index = torch.bucketize(confidences, _upper_edges(n_bins, confidences.dtype, confidences.device), right=True)
     # count, confidence and accuracy rows, made float64 by the stack
     values = torch.stack((_ones(confidences.shape[0], confidences.device), confidences, accuracies))
+    if weight is not None:
+        values = values * weight
     if valid is not None:
         index = torch.where(valid, index, 0)
         values = torch.where(valid, values, 0.0)
@@ -81,25 +89,34 @@ def calibration_compute(bins: Tensor, norm: str, dtype: torch.dtype = torch.floa
     return torch.sqrt(squared) if squared > 0 else torch.tensor(0)
 
 
+def _weight(sample_weight: Any, target: Tensor, validate: bool) -> Optional[Tensor]:
+    """One checked float64 weight per formatted sample (the flattened target), or None."""
+    weight = as_sample_weight(sample_weight, target.shape, device=target.device, validate=validate)
+    return None if weight is None else weight.reshape(-1)
+
+
 def binary_calibration_statistic(
     preds: Tensor, target: Tensor, n_bins: int, ignore_index: Optional[int], validate_args: bool = False,
-    out: Optional[Tensor] = None,
+    out: Optional[Tensor] = None, sample_weight: Any = None,
 ) -> Tensor:
+    weight = _weight(sample_weight, target, validate_args)
     confidences, target, valid = format_binary(preds, target, ignore_index, validate=validate_args)
-    return calibration_update(confidences, target, valid, n_bins, out)
+    return calibration_update(confidences, target, valid, n_bins, out, weight)
 
 
 def multiclass_calibration_statistic(
     preds: Tensor, target: Tensor, num_classes: int, n_bins: int, ignore_index: Optional[int],
-    validate_args: bool = False, out: Optional[Tensor] = None,
+    validate_args: bool = False, out: Optional[Tensor] = None, sample_weight: Any = None,
 ) -> Tensor:
+    weight = _weight(sample_weight, target, validate_args)
     probabilities, target, valid = format_multiclass(preds, target, num_classes, ignore_index, validate_args)
     confidences, predictions = probabilities.max(dim=1)
-    return calibration_update(confidences.float(), predictions == target, valid, n_bins, out)
+    return calibration_update(confidences.float(), predictions == target, valid, n_bins, out, weight)
 
 
 def binary_calibration_error(preds: Tensor, target: Tensor, n_bins: int = 15, norm: str = "l1",
-                             ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
+                             ignore_index: Optional[int] = None, validate_args: bool = True,
+                             *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """Top-label calibration error of binary probabilities (logits pass through a sigmoid).
 
     >>> import torch
@@ -108,16 +125,19 @@ def binary_calibration_error(preds: Tensor, target: Tensor, n_bins: int = 15, no
     tensor(0.2900)
     >>> binary_calibration_error(preds, target, n_bins=2, norm="max")
     tensor(0.3167)
+    >>> binary_calibration_error(preds, target, n_bins=2, sample_weight=torch.tensor([2.0, 1.0, 0.0, 1.0, 3.0]))
+    tensor(0.2500)
     """
     if validate_args:
         check_calibration_args(n_bins, norm, ignore_index)
-    bins = binary_calibration_statistic(preds, target, n_bins, ignore_index, validate_args)
+    bins = binary_calibration_statistic(preds, target, n_bins, ignore_index, validate_args, None, sample_weight)
     return calibration_compute(bins, norm, preds.dtype)
 
 
 def multiclass_calibration_error(preds: Tensor, target: Tensor, num_classes: int, n_bins: int = 15,
                                  norm: str = "l1", ignore_index: Optional[int] = None,
-                                 validate_args: bool = True) -> Tensor:
+                                 validate_args: bool = True,
+                                 *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """Calibration error of the top-class confidence (logits pass through a softmax).
 
     >>> import torch
@@ -128,13 +148,15 @@ def multiclass_calibration_error(preds: Tensor, target: Tensor, num_classes: int
     if validate_args:
         check_num("num_classes", num_classes)
         check_calibration_args(n_bins, norm, ignore_index)
-    bins = multiclass_calibration_statistic(preds, target, num_classes, n_bins, ignore_index, validate_args)
+    bins = multiclass_calibration_statistic(
+        preds, target, num_classes, n_bins, ignore_index, validate_args, None, sample_weight
+    )
     return calibration_compute(bins, norm)
 
 
 def calibration_error(preds: Tensor, target: Tensor, task: str, n_bins: int = 15, norm: str = "l1",
                       num_classes: Optional[int] = None, ignore_index: Optional[int] = None,
-                      validate_args: bool = True) -> Tensor:
+                      validate_args: bool = True, *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """Task wrapper for ``binary_calibration_error`` and ``multiclass_calibration_error``.
 
     >>> import torch

@@ -12,6 +12,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional
 
+import torch
 from torch import Tensor
 
 from lightning_metrics.functional.classification import _inputs
@@ -48,6 +49,19 @@ class Reduction:
     weights: Optional[str] = None
 
     def __call__(self, spec: CountSpec, states: dict[str, Tensor]) -> Tensor:
+        value = self._value(spec, states)
+        if value.dtype == torch.float64 and not self.counts_valued():
+            return value.float()  # a ratio of weighted (float64) counts: the dtype of the unweighted value
+        return value
+
+    def counts_valued(self) -> bool:
+        """Whether the value is counts (stat scores, the confusion matrix not normalized): float64 sums of
+        weights when weighted."""
+        return self.measure == "stat_scores" or (
+            self.measure == "confusion_matrix" and self.normalize in (None, "none")
+        )
+
+    def _value(self, spec: CountSpec, states: dict[str, Tensor]) -> Tensor:
         name = self.measure
         if spec.kind in ("exact", "labels"):  # exact match, or a micro measure without a number of classes
             right, seen = states["matches"].unbind(-1) if spec.samplewise else (states["correct"], states["total"])
@@ -154,9 +168,11 @@ _TOGETHER = IdentityCache()
 _FRESH_VALUES = frozenset({"matthews_corrcoef", "cohen_kappa"})
 
 
-def evaluate(spec: CountSpec, reduction: Reduction, preds: Tensor, target: Tensor) -> Tensor:
-    """The functional path: one batch's statistic, reduced."""
-    return reduction(spec, spec.batch(preds, target))
+def evaluate(
+    spec: CountSpec, reduction: Reduction, preds: Tensor, target: Tensor, sample_weight: Any = None
+) -> Tensor:
+    """The functional path: one batch's statistic (weighted by ``sample_weight``), reduced."""
+    return reduction(spec, spec.batch(preds, target, sample_weight=sample_weight))
 
 
 # ---------------------------------------------------------------- checked constructors

@@ -22,6 +22,12 @@ nothing that only ``compute`` uses (average, zero_division, beta, normalization)
 
 Ignored positions are sent to one extra histogram bin that is dropped (or add weight 0), so ``update`` has no
 data-dependent shapes and no host sync when ``validate_args=False``.
+
+Sample weights (``sample_weight``, the rules of :mod:`lightning_metrics.utilities.sample_weight`) make every
+count a float64 sum of weights: the histogram adds each code's weight instead of 1 (``torch.bincount`` with
+``weights`` on CPU, an accumulating ``index_put_`` elsewhere), and an ignored position still counts nowhere.
+Without weights nothing changes: one ``if``. The ``exact`` and ``samples`` statistics count examples (a
+sample, or a sample's position in its extra dimensions), so they take one weight per sample.
 """
 
 from __future__ import annotations
@@ -37,24 +43,42 @@ from torch import Tensor
 from lightning_metrics.functional.classification import _inputs, _matrix_measures
 from lightning_metrics.functional.classification._measures import Counts, samples_row_values
 from lightning_metrics.utilities import memo
+from lightning_metrics.utilities.exceptions import MetricInputError
 from lightning_metrics.utilities.memo import derived
+from lightning_metrics.utilities.sample_weight import as_sample_weight
 
 _LONG = torch.long
+_WEIGHTED = torch.float64
 
 
-def histogram(codes: Tensor, size: int) -> Tensor:
-    """How often each code in ``[0, size)`` occurs; code ``size`` is the discarded bin.
+def histogram(codes: Tensor, size: int, weights: Optional[Tensor] = None) -> Tensor:
+    """How often each code in ``[0, size)`` occurs (with ``weights``: the float64 sum of its weights); code
+    ``size`` is the discarded bin.
 
     >>> histogram(torch.tensor([0, 2, 2, 3]), 3)
     tensor([1, 0, 2])
+    >>> histogram(torch.tensor([0, 2, 2, 3]), 3, weights=torch.tensor([0.5, 1.0, 2.0, 7.0]))
+    tensor([0.5000, 0.0000, 3.0000], dtype=torch.float64)
     """
     codes = codes.reshape(-1)
+    if weights is not None:
+        weights = weights.reshape(-1).to(_WEIGHTED)
     if codes.device.type == "cpu":
-        return torch.bincount(codes, minlength=size + 1)[:size]
+        return torch.bincount(codes, weights=weights, minlength=size + 1)[:size]
     # torch.bincount reads the maximum back to the host on accelerators; an accumulating index_put does not
-    out = torch.zeros(size + 1, dtype=_LONG, device=codes.device)
-    out.index_put_((codes,), torch.ones((), dtype=_LONG, device=codes.device).expand_as(codes), accumulate=True)
+    dtype = _LONG if weights is None else _WEIGHTED
+    out = torch.zeros(size + 1, dtype=dtype, device=codes.device)
+    if weights is None:
+        weights = torch.ones((), dtype=_LONG, device=codes.device).expand_as(codes)
+    out.index_put_((codes,), weights, accumulate=True)
     return out[:size]
+
+
+def _weighted_where(valid: Optional[Tensor], weight: Optional[Tensor]) -> Optional[Tensor]:
+    """The weight of each position: 0 where ``valid`` is false (``None`` without weights)."""
+    if weight is None or valid is None:
+        return weight
+    return torch.where(valid, weight, 0.0)
 
 
 def _discard(codes: Tensor, valid: Optional[Tensor], bin_: int) -> Tensor:
@@ -79,7 +103,7 @@ class Codes(NamedTuple):
     """
 
     codes: Tensor
-    weights: Tensor
+    weights: Tensor  # int64 counts, or float64 sample weights
     shape: tuple
 
     def add_to(self, state: Tensor) -> None:
@@ -97,7 +121,8 @@ class Codes(NamedTuple):
         return math.prod(self.shape) > self.codes.numel()
 
     def dense(self) -> Tensor:
-        out = torch.zeros(self.shape, dtype=_LONG, device=self.codes.device)
+        dtype = self.weights.dtype if self.weights.is_floating_point() else _LONG
+        out = torch.zeros(self.shape, dtype=dtype, device=self.codes.device)
         self.add_to(out)
         return out
 
@@ -125,7 +150,8 @@ class Codes(NamedTuple):
         if not memo.scope_open():
             raise RuntimeError("a confusion-matrix stand-in needs an open shared_derivations scope")
         diagonal, rows, cols = self._marginals(diagonal=True)
-        stand_in = torch.zeros((), dtype=_LONG, device=self.codes.device).expand(self.shape)
+        dtype = self.weights.dtype if self.weights.is_floating_point() else _LONG
+        stand_in = torch.zeros((), dtype=dtype, device=self.codes.device).expand(self.shape)
         _matrix_measures.seed_summary(stand_in, diagonal, rows, cols)
         return stand_in
 
@@ -147,10 +173,19 @@ class Codes(NamedTuple):
 _SUMMARY_FROM_CODES = 4  # bins per code above which marginals from the codes beat two passes over the matrix
 
 
-def confmat_codes(target: Tensor, pred: Tensor, valid: Optional[Tensor], num_classes: int) -> Codes:
-    """The ``(C, C)`` confusion matrix (rows: target) of a batch as the codes ``target * C + pred``."""
+def confmat_codes(
+    target: Tensor, pred: Tensor, valid: Optional[Tensor], num_classes: int, weight: Optional[Tensor] = None
+) -> Codes:
+    """The ``(C, C)`` confusion matrix (rows: target) of a batch as the codes ``target * C + pred``; each adds
+    its ``weight`` (float64, shaped like ``target``) when given."""
     codes = pred.reshape(-1).add(target.reshape(-1), alpha=num_classes)  # pred + C * target, one kernel
     shape = (num_classes, num_classes)
+    if weight is not None:
+        weight = weight.reshape(-1)
+        if valid is None:
+            return Codes(codes, weight, shape)
+        valid = valid.reshape(-1)
+        return Codes(torch.where(valid, codes, 0), torch.where(valid, weight, 0.0), shape)
     if valid is None:
         return Codes(codes, torch.ones_like(codes), shape)
     valid = valid.reshape(-1)
@@ -158,28 +193,38 @@ def confmat_codes(target: Tensor, pred: Tensor, valid: Optional[Tensor], num_cla
 
 
 def label_counts(
-    target: Tensor, pred: Tensor, valid: Optional[Tensor], num_classes: int, num_groups: int = 1
+    target: Tensor,
+    pred: Tensor,
+    valid: Optional[Tensor],
+    num_classes: int,
+    num_groups: int = 1,
+    weight: Optional[Tensor] = None,
 ) -> Tensor:
     """One-vs-rest ``(G, C, 2, 2)`` counts of multiclass labels shaped ``(G, M)`` (G groups of M positions).
 
     Each position adds a true positive or a false negative to its target class and, when wrong, a
     false positive to its predicted class: one bincount over both codes; true negatives follow
-    from the number of positions seen.
+    from the number of positions seen. With ``weight`` (float64, shaped like ``target``) each position
+    adds its weight instead of 1.
     """
     size = num_groups * num_classes * 3
     offset = torch.arange(num_groups, device=target.device).unsqueeze(1) * num_classes
     hit = pred == target
     t_codes = _discard((offset + target.long()) * 3 + torch.where(hit, 0, 2), valid, size)
     p_codes = _discard(torch.where(hit, size, (offset + pred) * 3 + 1), valid, size)
-    tp, fp, fn = histogram(torch.cat([t_codes.reshape(-1), p_codes.reshape(-1)]), size).view(
+    weights = None if weight is None else torch.cat([weight.reshape(-1), weight.reshape(-1)])
+    tp, fp, fn = histogram(torch.cat([t_codes.reshape(-1), p_codes.reshape(-1)]), size, weights).view(
         num_groups, num_classes, 3
     ).unbind(-1)
     seen = (tp + fn).sum(-1, keepdim=True)
     return torch.stack([seen - tp - fp - fn, fp, fn, tp], dim=-1).view(num_groups, num_classes, 2, 2)
 
 
-def bit_counts(target: Tensor, pred: Tensor, valid: Optional[Tensor], samplewise: bool) -> Tensor:
-    """One-vs-rest ``(G, L, 2, 2)`` counts of 0/1 labels shaped ``(N, L, M)``; G = N or 1."""
+def bit_counts(
+    target: Tensor, pred: Tensor, valid: Optional[Tensor], samplewise: bool, weight: Optional[Tensor] = None
+) -> Tensor:
+    """One-vs-rest ``(G, L, 2, 2)`` counts of 0/1 labels shaped ``(N, L, M)``; G = N or 1. With ``weight``
+    (float64, shaped like ``target``) the float64 sums of the positions' weights."""
     n, labels = target.shape[:2]
     groups = n if samplewise else 1
     size = groups * labels * 4
@@ -187,7 +232,7 @@ def bit_counts(target: Tensor, pred: Tensor, valid: Optional[Tensor], samplewise
     if samplewise:
         cell = cell + torch.arange(n, device=target.device).view(n, 1, 1) * labels
     codes = _discard(cell * 4 + target.long() * 2 + pred, valid, size)
-    return histogram(codes, size).view(groups, labels, 2, 2)
+    return histogram(codes, size, weight).view(groups, labels, 2, 2)
 
 
 @dataclass(frozen=True)
@@ -258,6 +303,18 @@ class CountSpec:
         """The names of :meth:`defaults`, without building the default tensors."""
         return tuple(self.defaults())
 
+    @functools.cached_property
+    def weighted_state_names(self) -> tuple[str, ...]:
+        """The states that hold float64 sums of weights once weighted: the integer counts (and the
+        per-sample ``cat`` states of ``samplewise``).
+
+        >>> CountSpec.make("multiclass", 3).weighted_state_names
+        ('confmat',)
+        >>> CountSpec.make("multilabel", 3, need="samples", measure=("recall", 1.0)).weighted_state_names
+        ('sample_zero', 'sample_count')
+        """
+        return tuple(name for name in self.state_names if name != "sample_sum")
+
     def _class_shape(self) -> tuple:
         return () if self.task == "binary" else (self.size,)
 
@@ -277,18 +334,25 @@ class CountSpec:
             # the scores' NaN check runs on the row maxima that the labels are read from (multiclass_labels)
             _inputs.validate_multiclass(preds, target, self.size, average, self.ignore_index, self.top_k, nan=False)
 
-    def batch(self, preds: Tensor, target: Tensor, increment: bool = False) -> dict[str, Any]:
+    def batch(
+        self, preds: Tensor, target: Tensor, increment: bool = False, sample_weight: Any = None
+    ) -> dict[str, Any]:
         """The statistic of one batch, as a state dict (per-sample states as tensors); with ``increment`` a
         confusion matrix comes as its :class:`Codes`, to be added into the state in place (what ``update``
-        does: a scatter of the batch instead of a histogram of C^2 bins and its sum with the state)."""
+        does: a scatter of the batch instead of a histogram of C^2 bins and its sum with the state).
+
+        With ``sample_weight`` (checked here, before anything is added) the counts are float64 sums of
+        weights.
+        """
         if self.validate_args:
             self.validate(preds, target)
+        weight = None if sample_weight is None else self._weight(sample_weight, target)
         valid = _inputs.valid_mask(target, self.ignore_index)
         if target.is_floating_point():  # whole-number float labels (e.g. BCE targets) count as ints
             target = target.long()
         if self.task == "multiclass":
             pred = _inputs.multiclass_labels(preds, target, self.top_k, check_nan=self.validate_args)
-            return self._multiclass_batch(target, pred, valid, increment)
+            return self._multiclass_batch(target, pred, valid, increment, weight)
         pred = _inputs.binary_labels(preds, self.threshold)
         n = target.shape[0] if target.ndim else 1
         # explicit sizes, not -1: a reshape of an empty batch cannot infer a dimension
@@ -300,26 +364,54 @@ class CountSpec:
         valid = None if valid is None else valid.reshape(shape)
         if self.kind == "exact":
             ok = pred == target if valid is None else (pred == target) | ~valid
-            return self._exact(ok.all(dim=1))
+            return self._exact(ok.all(dim=1), weight)
         if self.kind == "samples":
-            return self._samples(target, pred, valid)
-        counts = bit_counts(target, pred, valid, self.samplewise)
+            return self._samples(target, pred, valid, weight)
+        if weight is not None:
+            weight = weight.reshape(shape)
+        counts = bit_counts(target, pred, valid, self.samplewise, weight)
         if self.task == "binary":
             counts = counts[:, 0]
         return {"counts": counts if self.samplewise else counts[0]}
 
+    def _weight(self, sample_weight: Any, target: Tensor) -> Tensor:
+        """``sample_weight`` checked and broadcast (float64): to ``target``'s shape, or for the statistics of
+        examples (``exact``, ``samples``) to one weight per sample and position of its extra dimensions."""
+        shape = tuple(target.shape)
+        if self.kind in ("exact", "samples"):
+            if isinstance(sample_weight, Tensor) and sample_weight.ndim > 1:
+                raise MetricInputError(
+                    f"Argument `sample_weight` must hold one weight per sample for {self._example_name()}: "
+                    f"shape ({shape[0] if shape else 1},) or a scalar, got shape {tuple(sample_weight.shape)}"
+                )
+            if self.task == "multilabel":
+                shape = shape[:1] + shape[2:]  # an example: a sample's labels at one position
+            else:
+                shape = shape[:1]
+        return as_sample_weight(sample_weight, shape, device=target.device, validate=self.validate_args)
+
+    def _example_name(self) -> str:
+        return "exact match" if self.kind == "exact" else "`average`='samples'"
+
     def _multiclass_batch(
-        self, target: Tensor, pred: Tensor, valid: Optional[Tensor], increment: bool = False
+        self,
+        target: Tensor,
+        pred: Tensor,
+        valid: Optional[Tensor],
+        increment: bool = False,
+        weight: Optional[Tensor] = None,
     ) -> dict[str, Any]:
         if self.kind == "confmat":
-            codes = confmat_codes(target, pred, valid, self.size)
+            codes = confmat_codes(target, pred, valid, self.size, weight)
             return {"confmat": codes if increment else codes.dense()}
         n = target.shape[0] if target.ndim else 1
         if self.kind == "exact":
             ok = pred == target if valid is None else (pred == target) | ~valid
-            return self._exact(ok.reshape(n, math.prod(ok.shape[1:])).all(dim=1, keepdim=True))
+            return self._exact(ok.reshape(n, math.prod(ok.shape[1:])).all(dim=1, keepdim=True), weight)
         if self.kind == "labels":  # right labels and labels, ignored positions in neither
             ok = pred == target if valid is None else (pred == target) & valid
+            if weight is not None:
+                return self._weighted_labels(ok, valid, weight, n)
             if self.samplewise:
                 counted = torch.ones_like(ok) if valid is None else valid
                 per_sample = (n, math.prod(ok.shape[1:]))
@@ -329,19 +421,45 @@ class CountSpec:
         groups = n if self.samplewise else 1
         flat = (n, math.prod(target.shape[1:])) if self.samplewise else (1, target.numel())
         valid = None if valid is None else valid.reshape(flat)
-        counts = label_counts(target.reshape(flat), pred.reshape(flat), valid, self.size, groups)
+        weight = None if weight is None else weight.reshape(flat)
+        counts = label_counts(target.reshape(flat), pred.reshape(flat), valid, self.size, groups, weight)
         return {"counts": counts if self.samplewise else counts[0]}
 
-    def _exact(self, ok: Tensor) -> dict[str, Tensor]:
-        """``ok``: (N, M) whether every label of each of M positions of N samples is right."""
+    def _weighted_labels(
+        self, ok: Tensor, valid: Optional[Tensor], weight: Tensor, n: int
+    ) -> dict[str, Tensor]:
+        """Weighted right labels and labels (float64 sums of the positions' weights)."""
+        counted = _weighted_where(valid, weight)
+        right = torch.where(ok, counted, 0.0)
+        if self.samplewise:
+            per_sample = (n, math.prod(ok.shape[1:]))
+            sums = [right.reshape(per_sample).sum(1), counted.reshape(per_sample).sum(1)]
+            return {"matches": torch.stack(sums, 1)}
+        return {"correct": right.sum(), "total": counted.sum()}
+
+    def _exact(self, ok: Tensor, weight: Optional[Tensor] = None) -> dict[str, Tensor]:
+        """``ok``: (N, M) whether every label of each of M positions of N samples is right; ``weight``: the
+        examples' weights, ``(N,)`` or ``(N, M)``."""
         ok = ok.reshape(ok.shape[0], math.prod(ok.shape[1:]))
+        if weight is not None:
+            if ok.numel():
+                weight = weight.reshape(weight.shape[:1] + (-1,)).expand(ok.shape)
+            else:
+                weight = weight.new_zeros(ok.shape)
+            right = torch.where(ok, weight, 0.0)
+            if self.samplewise:
+                return {"matches": torch.stack([right.sum(1), weight.sum(1)], dim=1)}
+            return {"correct": right.sum(), "total": weight.sum()}
         if self.samplewise:
             total = torch.full_like(ok[:, 0], ok.shape[1], dtype=_LONG)
             return {"matches": torch.stack([ok.sum(1), total], dim=1)}
         return {"correct": ok.sum(), "total": torch.tensor(ok.numel(), device=ok.device)}
 
-    def _samples(self, target: Tensor, pred: Tensor, valid: Optional[Tensor]) -> dict[str, Tensor]:
-        """Per-example measure values summed; an example is one (sample, position) row of labels."""
+    def _samples(
+        self, target: Tensor, pred: Tensor, valid: Optional[Tensor], weight: Optional[Tensor] = None
+    ) -> dict[str, Tensor]:
+        """Per-example measure values summed; an example is one (sample, position) row of labels. With
+        ``weight`` (one per example) the weighted sums: scikit-learn's weighted average over examples."""
         rows = (-1, self.size)
         t, p = target.movedim(1, -1).reshape(rows) == 1, pred.movedim(1, -1).reshape(rows) == 1
         v = None if valid is None else valid.movedim(1, -1).reshape(rows)
@@ -352,6 +470,13 @@ class CountSpec:
         counts = Counts(tp=count(t & p), fp=count(~t & p), tn=count(~t & ~p), fn=count(t & ~p))
         values, zero = samples_row_values(self.measure[0], counts, self.measure[1])
         seen = torch.ones_like(zero) if v is None else v.any(-1)
+        if weight is not None:
+            weight = torch.where(seen, weight.reshape(-1), 0.0)
+            return {
+                "sample_sum": (values * weight).sum(),
+                "sample_zero": torch.where(zero, weight, 0.0).sum(),
+                "sample_count": weight.sum(),
+            }
         return {
             "sample_sum": (values * seen).sum(),
             "sample_zero": (zero & seen).sum(),

@@ -7,6 +7,11 @@ docstring and one line, :func:`curve_function` with its task and measure; a task
 
 ``thresholds``: ``None`` computes exact curves from all scores; an int ``n`` (``linspace(0, 1, n)``),
 a list or a 1d tensor of sorted values in [0, 1] bins the scores (constant memory).
+
+``sample_weight`` (every function, after torchmetrics' arguments): one weight per sample, with the
+rules of :mod:`lightning_metrics.utilities.sample_weight`; the curves count weight sums instead of
+samples (scikit-learn's ``sample_weight``), a zero weight removes the sample (also as a threshold of
+an exact curve), and ``average="weighted"`` weighs a class by the weight sum of its positives.
 """
 
 from __future__ import annotations
@@ -70,6 +75,7 @@ def curve_statistic(
     ignore_index: Optional[int],
     validate_args: bool,
     normalization: Optional[str] = "sigmoid",
+    sample_weight: Any = None,
 ) -> tuple[CurveSpec, CurveState]:
     """Check arguments and tensors (when asked) and return the spec and the statistic of the batch."""
     if validate_args:
@@ -78,7 +84,7 @@ def curve_statistic(
         check_thresholds(thresholds)
         check_ignore_index(ignore_index)
     spec = CurveSpec(task, num, threshold_tensor(thresholds, preds.device), ignore_index, normalization)
-    return spec, curve_update(spec, preds, target, validate_args)
+    return spec, curve_update(spec, preds, target, validate_args, sample_weight)
 
 
 def curve_measure(measure: str, spec: CurveSpec, state: CurveState, arguments: Mapping[str, Any]) -> Any:
@@ -118,7 +124,8 @@ def curve_function(task: str, measure: str, arguments: Mapping[str, Any]) -> Any
             check_max_fpr(arguments["max_fpr"])
     num = arguments[_SIZES[task]] if task in _SIZES else 1
     spec, state = curve_statistic(
-        task, num, arguments["preds"], arguments["target"], get("thresholds"), get("ignore_index"), validate_args
+        task, num, arguments["preds"], arguments["target"], get("thresholds"), get("ignore_index"), validate_args,
+        sample_weight=get("sample_weight"),
     )
     return curve_measure(measure, spec, state, arguments)
 
@@ -126,7 +133,8 @@ def curve_function(task: str, measure: str, arguments: Mapping[str, Any]) -> Any
 # ------------------------------------------------------------------------ precision-recall curve
 def binary_precision_recall_curve(preds: Tensor, target: Tensor, thresholds: Thresholds = None,
                                   ignore_index: Optional[int] = None,
-                                  validate_args: bool = True) -> tuple[Tensor, Tensor, Tensor]:
+                                  validate_args: bool = True,
+                                  *, sample_weight: Optional[Tensor] = None) -> tuple[Tensor, Tensor, Tensor]:
     """Precision, recall and increasing thresholds for binary scores (probabilities or logits).
 
     >>> import torch
@@ -140,7 +148,8 @@ def binary_precision_recall_curve(preds: Tensor, target: Tensor, thresholds: Thr
 
 def multiclass_precision_recall_curve(preds: Tensor, target: Tensor, num_classes: int, thresholds: Thresholds = None,
                                       average: Optional[str] = None, ignore_index: Optional[int] = None,
-                                      validate_args: bool = True) -> Curves:
+                                      validate_args: bool = True,
+                                      *, sample_weight: Optional[Tensor] = None) -> Curves:
     """One-vs-rest precision-recall curves per class, or one ``micro`` / ``macro`` averaged curve.
 
     >>> import torch
@@ -155,7 +164,8 @@ def multiclass_precision_recall_curve(preds: Tensor, target: Tensor, num_classes
 
 
 def multilabel_precision_recall_curve(preds: Tensor, target: Tensor, num_labels: int, thresholds: Thresholds = None,
-                                      ignore_index: Optional[int] = None, validate_args: bool = True) -> Curves:
+                                      ignore_index: Optional[int] = None, validate_args: bool = True,
+                                      *, sample_weight: Optional[Tensor] = None) -> Curves:
     """Precision-recall curve of every label.
 
     >>> import torch
@@ -171,7 +181,7 @@ def multilabel_precision_recall_curve(preds: Tensor, target: Tensor, num_labels:
 def precision_recall_curve(preds: Tensor, target: Tensor, task: str, thresholds: Thresholds = None,
                            num_classes: Optional[int] = None, num_labels: Optional[int] = None,
                            average: Optional[str] = None, ignore_index: Optional[int] = None,
-                           validate_args: bool = True) -> Curves:
+                           validate_args: bool = True, *, sample_weight: Optional[Tensor] = None) -> Curves:
     """Task wrapper for the ``binary_``/``multiclass_``/``multilabel_precision_recall_curve`` functions.
 
     >>> import torch
@@ -184,20 +194,24 @@ def precision_recall_curve(preds: Tensor, target: Tensor, task: str, thresholds:
 
 # ---------------------------------------------------------------------------------------- ROC
 def binary_roc(preds: Tensor, target: Tensor, thresholds: Thresholds = None, ignore_index: Optional[int] = None,
-               validate_args: bool = True) -> tuple[Tensor, Tensor, Tensor]:
+               validate_args: bool = True,
+               *, sample_weight: Optional[Tensor] = None) -> tuple[Tensor, Tensor, Tensor]:
     """False positive rate, true positive rate and decreasing thresholds for binary scores.
 
     >>> import torch
     >>> binary_roc(torch.tensor([0.1, 0.4, 0.35, 0.8]), torch.tensor([0, 0, 1, 1]))
     (tensor([0.0000, 0.0000, 0.5000, 0.5000, 1.0000]), tensor([0.0000, 0.5000, 0.5000, 1.0000, 1.0000]),
      tensor([1.0000, 0.8000, 0.4000, 0.3500, 0.1000]))
+    >>> binary_roc(torch.tensor([0.1, 0.4, 0.35, 0.8]), torch.tensor([0, 0, 1, 1]),
+    ...            sample_weight=torch.tensor([1.0, 0.0, 2.0, 1.0]))  # a zero weight drops the sample (and 0.4)
+    (tensor([0., 0., 0., 1.]), tensor([0.0000, 0.3333, 1.0000, 1.0000]), tensor([1.0000, 0.8000, 0.3500, 0.1000]))
     """
     return curve_function("binary", "roc", locals())
 
 
 def multiclass_roc(preds: Tensor, target: Tensor, num_classes: int, thresholds: Thresholds = None,
                    average: Optional[str] = None, ignore_index: Optional[int] = None,
-                   validate_args: bool = True) -> Curves:
+                   validate_args: bool = True, *, sample_weight: Optional[Tensor] = None) -> Curves:
     """One-vs-rest ROC curves per class, or one ``micro`` / ``macro`` averaged curve.
 
     >>> import torch
@@ -210,7 +224,8 @@ def multiclass_roc(preds: Tensor, target: Tensor, num_classes: int, thresholds: 
 
 
 def multilabel_roc(preds: Tensor, target: Tensor, num_labels: int, thresholds: Thresholds = None,
-                   ignore_index: Optional[int] = None, validate_args: bool = True) -> Curves:
+                   ignore_index: Optional[int] = None, validate_args: bool = True,
+                   *, sample_weight: Optional[Tensor] = None) -> Curves:
     """ROC curve of every label.
 
     >>> import torch
@@ -225,7 +240,7 @@ def multilabel_roc(preds: Tensor, target: Tensor, num_labels: int, thresholds: T
 
 def roc(preds: Tensor, target: Tensor, task: str, thresholds: Thresholds = None, num_classes: Optional[int] = None,
         num_labels: Optional[int] = None, average: Optional[str] = None, ignore_index: Optional[int] = None,
-        validate_args: bool = True) -> Curves:
+        validate_args: bool = True, *, sample_weight: Optional[Tensor] = None) -> Curves:
     """Task wrapper for the ``binary_``/``multiclass_``/``multilabel_roc`` functions.
 
     >>> import torch
@@ -238,7 +253,8 @@ def roc(preds: Tensor, target: Tensor, task: str, thresholds: Thresholds = None,
 
 # -------------------------------------------------------------------------------------- AUROC
 def binary_auroc(preds: Tensor, target: Tensor, max_fpr: Optional[float] = None, thresholds: Thresholds = None,
-                 ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
+                 ignore_index: Optional[int] = None, validate_args: bool = True,
+                 *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """Area under the ROC curve; with ``max_fpr`` the McClish-standardized partial area.
 
     >>> import torch
@@ -247,13 +263,15 @@ def binary_auroc(preds: Tensor, target: Tensor, max_fpr: Optional[float] = None,
     tensor(0.7500)
     >>> binary_auroc(preds, target, max_fpr=0.5)
     tensor(0.6667)
+    >>> binary_auroc(preds, target, sample_weight=torch.tensor([1.0, 0.0, 2.0, 1.0]))  # the 0.4 weighs nothing
+    tensor(1.)
     """
     return curve_function("binary", "auroc", locals())
 
 
 def multiclass_auroc(preds: Tensor, target: Tensor, num_classes: int, average: Optional[str] = "macro",
                      thresholds: Thresholds = None, ignore_index: Optional[int] = None,
-                     validate_args: bool = True) -> Tensor:
+                     validate_args: bool = True, *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """One-vs-rest AUROC averaged over classes (``macro``, ``weighted`` by support, ``none``).
 
     >>> import torch
@@ -266,7 +284,7 @@ def multiclass_auroc(preds: Tensor, target: Tensor, num_classes: int, average: O
 
 def multilabel_auroc(preds: Tensor, target: Tensor, num_labels: int, average: Optional[str] = "macro",
                      thresholds: Thresholds = None, ignore_index: Optional[int] = None,
-                     validate_args: bool = True) -> Tensor:
+                     validate_args: bool = True, *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """AUROC of every label, averaged (``micro``, ``macro``, ``weighted``, ``none``).
 
     >>> import torch
@@ -279,7 +297,8 @@ def multilabel_auroc(preds: Tensor, target: Tensor, num_labels: int, average: Op
 
 def auroc(preds: Tensor, target: Tensor, task: str, thresholds: Thresholds = None, num_classes: Optional[int] = None,
           num_labels: Optional[int] = None, average: Optional[str] = "macro", max_fpr: Optional[float] = None,
-          ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
+          ignore_index: Optional[int] = None, validate_args: bool = True,
+          *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """Task wrapper for the ``binary_``/``multiclass_``/``multilabel_auroc`` functions.
 
     >>> import torch
@@ -291,7 +310,8 @@ def auroc(preds: Tensor, target: Tensor, task: str, thresholds: Thresholds = Non
 
 # -------------------------------------------------------------------------- average precision
 def binary_average_precision(preds: Tensor, target: Tensor, thresholds: Thresholds = None,
-                             ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
+                             ignore_index: Optional[int] = None, validate_args: bool = True,
+                             *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """Average precision: the step-wise area under the precision-recall curve.
 
     >>> import torch
@@ -303,7 +323,8 @@ def binary_average_precision(preds: Tensor, target: Tensor, thresholds: Threshol
 
 def multiclass_average_precision(preds: Tensor, target: Tensor, num_classes: int, average: Optional[str] = "macro",
                                  thresholds: Thresholds = None, ignore_index: Optional[int] = None,
-                                 validate_args: bool = True) -> Tensor:
+                                 validate_args: bool = True,
+                                 *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """One-vs-rest average precision averaged over classes (``macro``, ``weighted``, ``none``).
 
     >>> import torch
@@ -316,7 +337,8 @@ def multiclass_average_precision(preds: Tensor, target: Tensor, num_classes: int
 
 def multilabel_average_precision(preds: Tensor, target: Tensor, num_labels: int, average: Optional[str] = "macro",
                                  thresholds: Thresholds = None, ignore_index: Optional[int] = None,
-                                 validate_args: bool = True) -> Tensor:
+                                 validate_args: bool = True,
+                                 *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """Average precision of every label, averaged (``micro``, ``macro``, ``weighted``, ``none``).
 
     >>> import torch
@@ -331,7 +353,7 @@ def multilabel_average_precision(preds: Tensor, target: Tensor, num_labels: int,
 def average_precision(preds: Tensor, target: Tensor, task: str, thresholds: Thresholds = None,
                       num_classes: Optional[int] = None, num_labels: Optional[int] = None,
                       average: Optional[str] = "macro", ignore_index: Optional[int] = None,
-                      validate_args: bool = True) -> Tensor:
+                      validate_args: bool = True, *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """Task wrapper for the ``binary_``/``multiclass_``/``multilabel_average_precision`` functions.
 
     >>> import torch

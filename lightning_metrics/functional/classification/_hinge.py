@@ -2,11 +2,15 @@
 
 As in torchmetrics, scores outside [0, 1] are first squashed (sigmoid / softmax), and ignored
 samples contribute neither loss nor count (masked, not removed, so shapes stay static).
+
+With ``sample_weight`` (the rules of :mod:`lightning_metrics.utilities.sample_weight`) the loss is
+the weighted mean, scikit-learn's ``hinge_loss(..., sample_weight=)``: the sum of weighted losses over
+the sum of the weights (float64).
 """
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 import torch
 from torch import Tensor
@@ -20,6 +24,7 @@ from lightning_metrics.functional.classification._scores import (
 )
 from lightning_metrics.functional.classification._task_functions import task_functions
 from lightning_metrics.utilities.checks import check_choice
+from lightning_metrics.utilities.sample_weight import as_sample_weight
 
 MULTICLASS_MODES = ("crammer-singer", "one-vs-all")
 
@@ -39,22 +44,41 @@ def _count(valid: Optional[Tensor], size: int, device: torch.device) -> Tensor:
     return valid.sum() if valid is not None else torch.tensor(size, device=device)
 
 
+def _totals(loss: Tensor, valid: Optional[Tensor], weight: Optional[Tensor]) -> tuple[Tensor, Tensor]:
+    """(sum of losses, number of counted samples), or with ``weight`` (N,) the weighted sum (in the
+    loss's dtype) and the float64 weight sum; ignored samples count nothing."""
+    if valid is not None:
+        loss = torch.where(valid if loss.ndim == 1 else valid.unsqueeze(1), loss, 0)
+    if weight is None:
+        return loss.sum(dim=0), _count(valid, loss.shape[0], loss.device)
+    if valid is not None:
+        weight = torch.where(valid, weight, 0.0)
+    weighted = loss * (weight if loss.ndim == 1 else weight.unsqueeze(1))
+    return weighted.sum(dim=0).to(loss.dtype), weight.sum()
+
+
+def _weight(sample_weight: Any, target: Tensor, validate: bool) -> Optional[Tensor]:
+    weight = as_sample_weight(sample_weight, target.shape, device=target.device, validate=validate)
+    return None if weight is None else weight.reshape(-1)
+
+
 def binary_hinge_statistic(
-    preds: Tensor, target: Tensor, squared: bool, ignore_index: Optional[int], validate_args: bool = False
+    preds: Tensor, target: Tensor, squared: bool, ignore_index: Optional[int], validate_args: bool = False,
+    sample_weight: Any = None,
 ) -> tuple[Tensor, Tensor]:
-    """(sum of losses, number of counted samples) of one batch."""
+    """(sum of losses, number of counted samples) of one batch (weighted: see :func:`_totals`)."""
+    weight = _weight(sample_weight, target, validate_args)
     scores, target, valid = format_binary(preds, target, ignore_index, validate=validate_args)
     loss = _loss(torch.where(target.bool(), scores, -scores), squared)
-    if valid is not None:
-        loss = torch.where(valid, loss, 0)
-    return loss.sum(dim=0), _count(valid, target.shape[0], target.device)
+    return _totals(loss, valid, weight)
 
 
 def multiclass_hinge_statistic(
     preds: Tensor, target: Tensor, num_classes: int, squared: bool, mode: str, ignore_index: Optional[int],
-    validate_args: bool = False,
+    validate_args: bool = False, sample_weight: Any = None,
 ) -> tuple[Tensor, Tensor]:
     """(sum of losses: scalar for crammer-singer, (C,) for one-vs-all, number of counted samples)."""
+    weight = _weight(sample_weight, target, validate_args)
     scores, target, valid = format_multiclass(preds, target, num_classes, ignore_index, validate_args)
     onehot = target.unsqueeze(1) == torch.arange(num_classes, device=target.device)
     if mode == "crammer-singer":
@@ -63,28 +87,30 @@ def multiclass_hinge_statistic(
         loss = _loss(true_score - best_other, squared)
     else:
         loss = _loss(torch.where(onehot, scores, -scores), squared)
-    if valid is not None:
-        loss = torch.where(valid if loss.ndim == 1 else valid.unsqueeze(1), loss, 0)
-    return loss.sum(dim=0), _count(valid, target.shape[0], target.device)
+    return _totals(loss, valid, weight)
 
 
 def binary_hinge_loss(preds: Tensor, target: Tensor, squared: bool = False,
-                      ignore_index: Optional[int] = None, validate_args: bool = False) -> Tensor:
+                      ignore_index: Optional[int] = None, validate_args: bool = False,
+                      *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """Mean hinge loss ``max(0, 1 - margin)`` with margin ``p`` for positives and ``-p`` for negatives.
 
     >>> import torch
     >>> binary_hinge_loss(torch.tensor([0.25, 0.25, 0.55, 0.75, 0.75]), torch.tensor([0, 0, 1, 1, 1]))
     tensor(0.6900)
+    >>> binary_hinge_loss(torch.tensor([0.25, 0.25, 0.55, 0.75, 0.75]), torch.tensor([0, 0, 1, 1, 1]),
+    ...                   sample_weight=torch.tensor([2.0, 1.0, 0.0, 1.0, 3.0]))
+    tensor(0.6786)
     """
     if validate_args:
         check_hinge_args(squared, ignore_index)
-    total, count = binary_hinge_statistic(preds, target, squared, ignore_index, validate_args)
-    return total / count
+    total, count = binary_hinge_statistic(preds, target, squared, ignore_index, validate_args, sample_weight)
+    return (total / count).to(total.dtype)
 
 
 def multiclass_hinge_loss(preds: Tensor, target: Tensor, num_classes: int, squared: bool = False,
                           multiclass_mode: str = "crammer-singer", ignore_index: Optional[int] = None,
-                          validate_args: bool = False) -> Tensor:
+                          validate_args: bool = False, *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """Mean multiclass hinge loss: Crammer-Singer (true score minus best other) or one-vs-all per class.
 
     >>> import torch
@@ -99,14 +125,15 @@ def multiclass_hinge_loss(preds: Tensor, target: Tensor, num_classes: int, squar
         check_num("num_classes", num_classes)
         check_choice("multiclass_mode", multiclass_mode, MULTICLASS_MODES)
     total, count = multiclass_hinge_statistic(
-        preds, target, num_classes, squared, multiclass_mode, ignore_index, validate_args
+        preds, target, num_classes, squared, multiclass_mode, ignore_index, validate_args, sample_weight
     )
-    return total / count
+    return (total / count).to(total.dtype)
 
 
 def hinge_loss(preds: Tensor, target: Tensor, task: str, num_classes: Optional[int] = None,
                squared: bool = False, multiclass_mode: str = "crammer-singer",
-               ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
+               ignore_index: Optional[int] = None, validate_args: bool = True,
+               *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """Task wrapper for ``binary_hinge_loss`` and ``multiclass_hinge_loss``.
 
     >>> import torch

@@ -138,7 +138,7 @@ def matthews_corrcoef(confmat: Tensor) -> Tensor:
         # class) has a zero numerator, so the quotient is NaN exactly there
         return (numerator / denominator.sqrt()).nan_to_num_(0.0).float()
     one = torch.ones((), dtype=torch.float32, device=confmat.device)
-    tn, fp, fn, tp = (int(v) for v in confmat.reshape(-1).tolist())
+    tn, fp, fn, tp = confmat.reshape(-1).tolist()  # ints, or floats for weighted counts
     if tp + tn != 0 and fp + fn == 0:
         return one
     if tp + tn == 0 and fp + fn != 0:
@@ -179,13 +179,13 @@ def cohen_kappa(confmat: Tensor, weights: Optional[str] = None) -> Tensor:
         # temporaries), scaled by the total: (trace * total - rows·cols) / (total^2 - rows·cols), exact terms
         numerator, denominator, _, _ = confmat_agreement(confmat)
         return (numerator / denominator).float()
-    cm = confmat.float()
+    cm = confmat if confmat.is_floating_point() else confmat.float()
     num_classes = cm.shape[0]
     expected = cm.sum(1, keepdim=True) @ cm.sum(0, keepdim=True) / cm.sum()
     idx = torch.arange(num_classes, device=cm.device, dtype=cm.dtype)
     distance = (idx.unsqueeze(1) - idx.unsqueeze(0)).abs()
     w = distance if weights == "linear" else distance**2
-    return 1 - (w * cm).sum() / (w * expected).sum()
+    return (1 - (w * cm).sum() / (w * expected).sum()).float()
 
 
 def normalize_confmat(confmat: Tensor, normalize: Optional[str]) -> Tensor:

@@ -384,7 +384,7 @@ def reduce_stat_scores(counts: Counts, average: Optional[str], pool_support: boo
     if average == "micro":
         return res.sum(-2)
     if average == "macro":
-        return res.float().mean(-2)
+        return (res if res.is_floating_point() else res.float()).mean(-2)
     support = counts.tp + counts.fn
     total = support.sum() if pool_support else support.sum(-1, keepdim=True)
     return (res * (support / total).unsqueeze(-1)).sum(-2)

@@ -4,7 +4,8 @@ Each returns, per column, the best value of one rate subject to a minimum of ano
 threshold where it is reached, read from the shared curve statistic of :mod:`._curve_functions`.
 A function is torchmetrics' signature, its docstring and one line: :func:`operating_point` with
 its task and the name of its minimum (a key of :data:`~._fixed_point.OPERATING_POINTS`); a task
-wrapper is one :func:`~._core.call_for_task`.
+wrapper is one :func:`~._core.call_for_task`. ``sample_weight`` weighs the curves as in
+:mod:`._curve_functions`.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ def operating_point(task: str, minimum_name: str, arguments: Mapping[str, Any]) 
         check_unit_float(minimum_name, minimum)
     num = arguments[_SIZES[task]] if task in _SIZES else 1
     spec, state = curve_statistic(
-        task, num, arguments["preds"], arguments["target"], get("thresholds"), get("ignore_index"), validate_args
+        task, num, arguments["preds"], arguments["target"], get("thresholds"), get("ignore_index"), validate_args,
+        sample_weight=get("sample_weight"),
     )
     curve, select = OPERATING_POINTS[minimum_name]
     return operating_point_compute(spec, state, curve, select, minimum)
@@ -44,7 +46,8 @@ def operating_point(task: str, minimum_name: str, arguments: Mapping[str, Any]) 
 # ------------------------------------------------------------------ precision at fixed recall
 def binary_precision_at_fixed_recall(preds: Tensor, target: Tensor, min_recall: float, thresholds: Thresholds = None,
                                      ignore_index: Optional[int] = None,
-                                     validate_args: bool = True) -> tuple[Tensor, Tensor]:
+                                     validate_args: bool = True,
+                                     *, sample_weight: Optional[Tensor] = None) -> tuple[Tensor, Tensor]:
     """Highest precision with recall >= ``min_recall``, and its threshold.
 
     >>> import torch
@@ -57,7 +60,8 @@ def binary_precision_at_fixed_recall(preds: Tensor, target: Tensor, min_recall: 
 
 def multiclass_precision_at_fixed_recall(preds: Tensor, target: Tensor, num_classes: int, min_recall: float,
                                          thresholds: Thresholds = None, ignore_index: Optional[int] = None,
-                                         validate_args: bool = True) -> tuple[Tensor, Tensor]:
+                                         validate_args: bool = True,
+                                         *, sample_weight: Optional[Tensor] = None) -> tuple[Tensor, Tensor]:
     """Per class (one-vs-rest): highest precision with recall >= ``min_recall``, and its threshold.
 
     >>> import torch
@@ -70,7 +74,8 @@ def multiclass_precision_at_fixed_recall(preds: Tensor, target: Tensor, num_clas
 
 def multilabel_precision_at_fixed_recall(preds: Tensor, target: Tensor, num_labels: int, min_recall: float,
                                          thresholds: Thresholds = None, ignore_index: Optional[int] = None,
-                                         validate_args: bool = True) -> tuple[Tensor, Tensor]:
+                                         validate_args: bool = True,
+                                         *, sample_weight: Optional[Tensor] = None) -> tuple[Tensor, Tensor]:
     """Per label: highest precision with recall >= ``min_recall``, and its threshold.
 
     >>> import torch
@@ -85,7 +90,8 @@ def multilabel_precision_at_fixed_recall(preds: Tensor, target: Tensor, num_labe
 def precision_at_fixed_recall(preds: Tensor, target: Tensor, task: str, min_recall: float,
                               thresholds: Thresholds = None, num_classes: Optional[int] = None,
                               num_labels: Optional[int] = None, ignore_index: Optional[int] = None,
-                              validate_args: bool = True) -> tuple[Tensor, Tensor]:
+                              validate_args: bool = True,
+                              *, sample_weight: Optional[Tensor] = None) -> tuple[Tensor, Tensor]:
     """Task wrapper for the ``*_precision_at_fixed_recall`` functions.
 
     >>> import torch
@@ -99,7 +105,8 @@ def precision_at_fixed_recall(preds: Tensor, target: Tensor, task: str, min_reca
 # ------------------------------------------------------------------ recall at fixed precision
 def binary_recall_at_fixed_precision(preds: Tensor, target: Tensor, min_precision: float,
                                      thresholds: Thresholds = None, ignore_index: Optional[int] = None,
-                                     validate_args: bool = True) -> tuple[Tensor, Tensor]:
+                                     validate_args: bool = True,
+                                     *, sample_weight: Optional[Tensor] = None) -> tuple[Tensor, Tensor]:
     """Highest recall with precision >= ``min_precision``, and its threshold.
 
     >>> import torch
@@ -111,7 +118,8 @@ def binary_recall_at_fixed_precision(preds: Tensor, target: Tensor, min_precisio
 
 def multiclass_recall_at_fixed_precision(preds: Tensor, target: Tensor, num_classes: int, min_precision: float,
                                          thresholds: Thresholds = None, ignore_index: Optional[int] = None,
-                                         validate_args: bool = True) -> tuple[Tensor, Tensor]:
+                                         validate_args: bool = True,
+                                         *, sample_weight: Optional[Tensor] = None) -> tuple[Tensor, Tensor]:
     """Per class (one-vs-rest): highest recall with precision >= ``min_precision``, and its threshold.
 
     >>> import torch
@@ -124,7 +132,8 @@ def multiclass_recall_at_fixed_precision(preds: Tensor, target: Tensor, num_clas
 
 def multilabel_recall_at_fixed_precision(preds: Tensor, target: Tensor, num_labels: int, min_precision: float,
                                          thresholds: Thresholds = None, ignore_index: Optional[int] = None,
-                                         validate_args: bool = True) -> tuple[Tensor, Tensor]:
+                                         validate_args: bool = True,
+                                         *, sample_weight: Optional[Tensor] = None) -> tuple[Tensor, Tensor]:
     """Per label: highest recall with precision >= ``min_precision``, and its threshold.
 
     >>> import torch
@@ -138,7 +147,8 @@ def multilabel_recall_at_fixed_precision(preds: Tensor, target: Tensor, num_labe
 def recall_at_fixed_precision(preds: Tensor, target: Tensor, task: str, min_precision: float,
                               thresholds: Thresholds = None, num_classes: Optional[int] = None,
                               num_labels: Optional[int] = None, ignore_index: Optional[int] = None,
-                              validate_args: bool = True) -> tuple[Tensor, Tensor]:
+                              validate_args: bool = True,
+                              *, sample_weight: Optional[Tensor] = None) -> tuple[Tensor, Tensor]:
     """Task wrapper for the ``*_recall_at_fixed_precision`` functions.
 
     >>> import torch
@@ -151,7 +161,8 @@ def recall_at_fixed_precision(preds: Tensor, target: Tensor, task: str, min_prec
 # --------------------------------------------------------------- sensitivity at specificity
 def binary_sensitivity_at_specificity(preds: Tensor, target: Tensor, min_specificity: float,
                                       thresholds: Thresholds = None, ignore_index: Optional[int] = None,
-                                      validate_args: bool = True) -> tuple[Tensor, Tensor]:
+                                      validate_args: bool = True,
+                                      *, sample_weight: Optional[Tensor] = None) -> tuple[Tensor, Tensor]:
     """Highest sensitivity (TPR) with specificity >= ``min_specificity``, and its threshold.
 
     >>> import torch
@@ -164,7 +175,8 @@ def binary_sensitivity_at_specificity(preds: Tensor, target: Tensor, min_specifi
 
 def multiclass_sensitivity_at_specificity(preds: Tensor, target: Tensor, num_classes: int, min_specificity: float,
                                           thresholds: Thresholds = None, ignore_index: Optional[int] = None,
-                                          validate_args: bool = True) -> tuple[Tensor, Tensor]:
+                                          validate_args: bool = True,
+                                          *, sample_weight: Optional[Tensor] = None) -> tuple[Tensor, Tensor]:
     """Per class (one-vs-rest): highest sensitivity with specificity >= ``min_specificity``.
 
     >>> import torch
@@ -177,7 +189,8 @@ def multiclass_sensitivity_at_specificity(preds: Tensor, target: Tensor, num_cla
 
 def multilabel_sensitivity_at_specificity(preds: Tensor, target: Tensor, num_labels: int, min_specificity: float,
                                           thresholds: Thresholds = None, ignore_index: Optional[int] = None,
-                                          validate_args: bool = True) -> tuple[Tensor, Tensor]:
+                                          validate_args: bool = True,
+                                          *, sample_weight: Optional[Tensor] = None) -> tuple[Tensor, Tensor]:
     """Per label: highest sensitivity with specificity >= ``min_specificity``, and its threshold.
 
     >>> import torch
@@ -191,7 +204,8 @@ def multilabel_sensitivity_at_specificity(preds: Tensor, target: Tensor, num_lab
 def sensitivity_at_specificity(preds: Tensor, target: Tensor, task: str, min_specificity: float,
                                thresholds: Thresholds = None, num_classes: Optional[int] = None,
                                num_labels: Optional[int] = None, ignore_index: Optional[int] = None,
-                               validate_args: bool = True) -> tuple[Tensor, Tensor]:
+                               validate_args: bool = True,
+                               *, sample_weight: Optional[Tensor] = None) -> tuple[Tensor, Tensor]:
     """Task wrapper for the ``*_sensitivity_at_specificity`` functions.
 
     >>> import torch
@@ -204,7 +218,8 @@ def sensitivity_at_specificity(preds: Tensor, target: Tensor, task: str, min_spe
 # --------------------------------------------------------------- specificity at sensitivity
 def binary_specificity_at_sensitivity(preds: Tensor, target: Tensor, min_sensitivity: float,
                                       thresholds: Thresholds = None, ignore_index: Optional[int] = None,
-                                      validate_args: bool = True) -> tuple[Tensor, Tensor]:
+                                      validate_args: bool = True,
+                                      *, sample_weight: Optional[Tensor] = None) -> tuple[Tensor, Tensor]:
     """Highest specificity with sensitivity (TPR) >= ``min_sensitivity``, and its threshold.
 
     >>> import torch
@@ -216,7 +231,8 @@ def binary_specificity_at_sensitivity(preds: Tensor, target: Tensor, min_sensiti
 
 def multiclass_specificity_at_sensitivity(preds: Tensor, target: Tensor, num_classes: int, min_sensitivity: float,
                                           thresholds: Thresholds = None, ignore_index: Optional[int] = None,
-                                          validate_args: bool = True) -> tuple[Tensor, Tensor]:
+                                          validate_args: bool = True,
+                                          *, sample_weight: Optional[Tensor] = None) -> tuple[Tensor, Tensor]:
     """Per class (one-vs-rest): highest specificity with sensitivity >= ``min_sensitivity``.
 
     >>> import torch
@@ -230,7 +246,8 @@ def multiclass_specificity_at_sensitivity(preds: Tensor, target: Tensor, num_cla
 
 def multilabel_specificity_at_sensitivity(preds: Tensor, target: Tensor, num_labels: int, min_sensitivity: float,
                                           thresholds: Thresholds = None, ignore_index: Optional[int] = None,
-                                          validate_args: bool = True) -> tuple[Tensor, Tensor]:
+                                          validate_args: bool = True,
+                                          *, sample_weight: Optional[Tensor] = None) -> tuple[Tensor, Tensor]:
     """Per label: highest specificity with sensitivity >= ``min_sensitivity``, and its threshold.
 
     >>> import torch
@@ -244,7 +261,8 @@ def multilabel_specificity_at_sensitivity(preds: Tensor, target: Tensor, num_lab
 def specificity_at_sensitivity(preds: Tensor, target: Tensor, task: str, min_sensitivity: float,
                                thresholds: Thresholds = None, num_classes: Optional[int] = None,
                                num_labels: Optional[int] = None, ignore_index: Optional[int] = None,
-                               validate_args: bool = True) -> tuple[Tensor, Tensor]:
+                               validate_args: bool = True,
+                               *, sample_weight: Optional[Tensor] = None) -> tuple[Tensor, Tensor]:
     """Task wrapper for the ``*_specificity_at_sensitivity`` functions.
 
     >>> import torch
@@ -257,12 +275,14 @@ def specificity_at_sensitivity(preds: Tensor, target: Tensor, task: str, min_sen
 def specicity_at_sensitivity(preds: Tensor, target: Tensor, task: str, min_sensitivity: float,
                              thresholds: Thresholds = None, num_classes: Optional[int] = None,
                              num_labels: Optional[int] = None, ignore_index: Optional[int] = None,
-                             validate_args: bool = True) -> tuple[Tensor, Tensor]:
+                             validate_args: bool = True,
+                             *, sample_weight: Optional[Tensor] = None) -> tuple[Tensor, Tensor]:
     """torchmetrics' misspelt, deprecated name of :func:`specificity_at_sensitivity` (warns, then calls it)."""
     warn_at_caller(
         "`specicity_at_sensitivity` is deprecated (as in torchmetrics 1.3); use `specificity_at_sensitivity`.",
         DeprecationWarning,
     )
     return specificity_at_sensitivity(
-        preds, target, task, min_sensitivity, thresholds, num_classes, num_labels, ignore_index, validate_args
+        preds, target, task, min_sensitivity, thresholds, num_classes, num_labels, ignore_index, validate_args,
+        sample_weight=sample_weight,
     )

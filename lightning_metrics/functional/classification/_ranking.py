@@ -5,6 +5,12 @@ Following torchmetrics, ignored entries are not dropped but turned into irreleva
 very low score (``-4 * num_labels``), and the ranking loss counts a batch without any sample
 that has both relevant and irrelevant labels as one sample of loss 0. The per-sample loops of
 torchmetrics are replaced by pairwise comparisons (chunked to bound memory).
+
+``sample_weight`` (the rules of :mod:`lightning_metrics.utilities.sample_weight`; one weight per sample,
+the same for all its labels, so its shape is a leading part of the target's without the label
+dimension) gives scikit-learn's weighted means (``coverage_error``, ``label_ranking_average_precision_score``,
+``label_ranking_loss`` with ``sample_weight``): the sum of weighted per-sample values over the weight sum.
+A batch without a defined sample keeps counting as one sample (of loss 0) when its weight is positive.
 """
 
 from __future__ import annotations
@@ -19,8 +25,16 @@ from lightning_metrics.functional.classification._scores import (
     check_num,
     format_multilabel,
 )
+from lightning_metrics.utilities.sample_weight import as_sample_weight
 
 _PAIRWISE_BUDGET = 1 << 24  # booleans per chunk of the (rows, labels, labels) comparison
+
+
+def ranking_weight(target: Tensor, sample_weight: Any, validate_args: bool = False) -> Optional[Tensor]:
+    """One float64 weight per formatted row (N*,): ``sample_weight`` over the target's shape without labels."""
+    shape = (target.shape[0], *target.shape[2:]) if target.ndim >= 2 else tuple(target.shape)
+    weight = as_sample_weight(sample_weight, shape, device=target.device, validate=validate_args)
+    return None if weight is None else weight.reshape(-1)
 
 
 def ranking_input(
@@ -35,19 +49,32 @@ def ranking_input(
     return preds, target
 
 
-def coverage_error_statistic(preds: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
-    """How far down the ranking one must go to cover all relevant labels, summed over samples."""
+def _weighted_sum(values: Tensor, weight: Optional[Tensor]) -> tuple[Tensor, Tensor]:
+    """(sum of per-sample ``values`` times their weight, in the values' dtype; the float64 weight sum)."""
+    return (values * weight).sum().to(values.dtype), weight.sum()
+
+
+def coverage_error_statistic(
+    preds: Tensor, target: Tensor, weight: Optional[Tensor] = None
+) -> tuple[Tensor, Tensor]:
+    """How far down the ranking one must go to cover all relevant labels, summed over samples (weighted:
+    the weighted sum and the weight sum)."""
     if preds.numel() == 0:  # an empty batch adds nothing (``min`` of nothing is undefined)
-        return torch.zeros((), dtype=torch.float32, device=preds.device), torch.tensor(0, device=preds.device)
+        count = torch.tensor(0, device=preds.device) if weight is None else weight.sum()
+        return torch.zeros((), dtype=torch.float32, device=preds.device), count
     shift = torch.where(
         target == 0, preds.min().abs() + 10, torch.zeros((), dtype=preds.dtype, device=preds.device)
     )
     lowest_relevant = (preds + shift).min(dim=1).values
     coverage = (preds >= lowest_relevant.unsqueeze(1)).sum(dim=1).to(torch.float32)
+    if weight is not None:
+        return _weighted_sum(coverage, weight)
     return coverage.sum(), torch.tensor(coverage.numel(), device=preds.device)
 
 
-def ranking_average_precision_statistic(preds: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
+def ranking_average_precision_statistic(
+    preds: Tensor, target: Tensor, weight: Optional[Tensor] = None
+) -> tuple[Tensor, Tensor]:
     """Per sample: mean over relevant labels of (relevant labels ranked at or above / labels at or above)."""
     num_rows, num_labels = preds.shape
     relevant = target == 1
@@ -64,11 +91,13 @@ def ranking_average_precision_statistic(preds: Tensor, target: Tensor) -> tuple[
         torch.cat(precision_sums) / num_relevant if num_rows else preds.new_zeros(0, dtype=torch.float32)
     )
     defined = (num_relevant > 0) & (num_relevant < num_labels)
-    score = torch.where(defined, per_sample, torch.ones((), device=preds.device)).sum()
-    return score.to(torch.float32), torch.tensor(num_rows, device=preds.device)
+    per_sample = torch.where(defined, per_sample, torch.ones((), device=preds.device)).to(torch.float32)
+    if weight is not None:
+        return _weighted_sum(per_sample, weight)
+    return per_sample.sum(), torch.tensor(num_rows, device=preds.device)
 
 
-def ranking_loss_statistic(preds: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
+def ranking_loss_statistic(preds: Tensor, target: Tensor, weight: Optional[Tensor] = None) -> tuple[Tensor, Tensor]:
     """Per sample: fraction of (relevant, irrelevant) label pairs that are ordered wrongly."""
     num_rows, num_labels = preds.shape
     relevant = target == 1
@@ -79,6 +108,9 @@ def ranking_loss_statistic(preds: Tensor, target: Tensor) -> tuple[Tensor, Tenso
     correction = 0.5 * num_relevant * (num_relevant + 1)
     pairs = num_relevant * (num_labels - num_relevant)
     loss = (per_label_loss.sum(dim=1) - correction) / torch.where(defined, pairs, 1)
+    if weight is not None:  # a batch without a defined sample: one sample of loss 0 if it weighs anything
+        loss_sum, total = _weighted_sum(torch.where(defined, loss, 0.0), weight)
+        return loss_sum, torch.where(defined.any(), total, (total > 0).to(total.dtype))
     loss_sum = torch.where(defined, loss, 0.0).sum()
     # torchmetrics counts a batch without any defined sample as 1; an empty batch counts 0 (a no-op)
     count = torch.where(defined.any(), num_rows, min(num_rows, 1))
@@ -93,12 +125,14 @@ def _ranking_measure(statistic: Callable[..., tuple[Tensor, Tensor]], arguments:
     if validate:
         check_num("num_labels", num_labels)
         check_ignore_index(ignore_index)
-    total, count = statistic(*ranking_input(preds, target, num_labels, ignore_index, validate))
-    return total / count
+    weight = ranking_weight(target, arguments.get("sample_weight"), validate)
+    total, count = statistic(*ranking_input(preds, target, num_labels, ignore_index, validate), weight)
+    return (total / count).to(total.dtype)
 
 
 def multilabel_coverage_error(preds: Tensor, target: Tensor, num_labels: int,
-                              ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
+                              ignore_index: Optional[int] = None, validate_args: bool = True,
+                              *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """Average number of top-ranked labels needed to cover every relevant label.
 
     >>> import torch
@@ -111,7 +145,8 @@ def multilabel_coverage_error(preds: Tensor, target: Tensor, num_labels: int,
 
 def multilabel_ranking_average_precision(preds: Tensor, target: Tensor, num_labels: int,
                                          ignore_index: Optional[int] = None,
-                                         validate_args: bool = True) -> Tensor:
+                                         validate_args: bool = True,
+                                         *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """Label ranking average precision (scikit-learn's LRAP).
 
     >>> import torch
@@ -124,7 +159,8 @@ def multilabel_ranking_average_precision(preds: Tensor, target: Tensor, num_labe
 
 
 def multilabel_ranking_loss(preds: Tensor, target: Tensor, num_labels: int,
-                            ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
+                            ignore_index: Optional[int] = None, validate_args: bool = True,
+                            *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """Average fraction of wrongly ordered (relevant, irrelevant) label pairs.
 
     >>> import torch

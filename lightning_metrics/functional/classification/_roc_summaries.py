@@ -18,7 +18,7 @@ FPR_RANGE = (0.001, 0.1)
 
 # ------------------------------------------------------------------------------------- EER
 def binary_eer(preds: Tensor, target: Tensor, thresholds: Thresholds = None, ignore_index: Optional[int] = None,
-               validate_args: bool = True) -> Tensor:
+               validate_args: bool = True, *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """Equal error rate: the error where false positive and false negative rates meet.
 
     >>> import torch
@@ -30,7 +30,7 @@ def binary_eer(preds: Tensor, target: Tensor, thresholds: Thresholds = None, ign
 
 def multiclass_eer(preds: Tensor, target: Tensor, num_classes: int, thresholds: Thresholds = None,
                    average: Optional[str] = None, ignore_index: Optional[int] = None,
-                   validate_args: bool = True) -> Tensor:
+                   validate_args: bool = True, *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """Equal error rate per class, or of the ``micro`` / ``macro`` averaged ROC curve.
 
     >>> import torch
@@ -42,7 +42,8 @@ def multiclass_eer(preds: Tensor, target: Tensor, num_classes: int, thresholds: 
 
 
 def multilabel_eer(preds: Tensor, target: Tensor, num_labels: int, thresholds: Thresholds = None,
-                   ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
+                   ignore_index: Optional[int] = None, validate_args: bool = True,
+                   *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """Equal error rate of every label.
 
     >>> import torch
@@ -55,7 +56,7 @@ def multilabel_eer(preds: Tensor, target: Tensor, num_labels: int, thresholds: T
 
 def eer(preds: Tensor, target: Tensor, task: str, thresholds: Thresholds = None, num_classes: Optional[int] = None,
         num_labels: Optional[int] = None, average: Optional[str] = None, ignore_index: Optional[int] = None,
-        validate_args: bool = True) -> Tensor:
+        validate_args: bool = True, *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """Task wrapper for the ``*_eer`` functions.
 
     >>> import torch
@@ -68,7 +69,7 @@ def eer(preds: Tensor, target: Tensor, task: str, thresholds: Thresholds = None,
 # ---------------------------------------------------------------------------------- LogAUC
 def binary_logauc(preds: Tensor, target: Tensor, fpr_range: tuple[float, float] = FPR_RANGE,
                   thresholds: Thresholds = None, ignore_index: Optional[int] = None,
-                  validate_args: bool = True) -> Tensor:
+                  validate_args: bool = True, *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """Area under the ROC curve on a log10 FPR axis inside ``fpr_range``, scaled to [0, 1].
 
     >>> import torch
@@ -80,7 +81,8 @@ def binary_logauc(preds: Tensor, target: Tensor, fpr_range: tuple[float, float] 
 
 def multiclass_logauc(preds: Tensor, target: Tensor, num_classes: int, fpr_range: tuple[float, float] = FPR_RANGE,
                       average: Optional[str] = "macro", thresholds: Thresholds = None,
-                      ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
+                      ignore_index: Optional[int] = None, validate_args: bool = True,
+                      *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """LogAUC of every class (one-vs-rest), averaged with ``macro`` or ``none``.
 
     >>> import torch
@@ -93,7 +95,8 @@ def multiclass_logauc(preds: Tensor, target: Tensor, num_classes: int, fpr_range
 
 def multilabel_logauc(preds: Tensor, target: Tensor, num_labels: int, fpr_range: tuple[float, float] = FPR_RANGE,
                       average: Optional[str] = "macro", thresholds: Thresholds = None,
-                      ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
+                      ignore_index: Optional[int] = None, validate_args: bool = True,
+                      *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """LogAUC of every label, averaged with ``macro`` or ``none``.
 
     >>> import torch
@@ -106,7 +109,8 @@ def multilabel_logauc(preds: Tensor, target: Tensor, num_labels: int, fpr_range:
 
 def logauc(preds: Tensor, target: Tensor, task: str, thresholds: Thresholds = None, num_classes: Optional[int] = None,
            num_labels: Optional[int] = None, fpr_range: tuple[float, float] = FPR_RANGE,
-           average: Optional[str] = None, ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
+           average: Optional[str] = None, ignore_index: Optional[int] = None, validate_args: bool = True,
+           *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """Task wrapper for the ``*_logauc`` functions (``average`` defaults to None here, as in torchmetrics).
 
     >>> import torch

@@ -6,9 +6,23 @@ confusion matrix, with torchmetrics' names, arguments, defaults and values. The 
 (``accuracy(preds, target, task="multiclass", num_classes=3)``) default to ``average="micro"``;
 the ``multiclass_*`` / ``multilabel_*`` functions to ``"macro"``.
 
+Every function takes ``sample_weight=None`` (keyword only; the rules are those of
+:mod:`lightning_metrics.utilities.sample_weight`): one weight per sample, or per element, multiplied into
+the counts, which become float64. Ratios keep their dtype; stat scores and the confusion matrix (not
+normalized) are the float64 weighted counts; the ``weighted`` average weighs a class by its weighted support.
+A zero weight removes the sample, integer weights repeat it, a constant weight leaves every ratio unchanged
+(counts scale by it). Exact match and ``average="samples"`` take one weight per sample; with
+``multidim_average="samplewise"`` the weight of a sample scales its counts (its rows of the result).
+
 >>> from torch import tensor
 >>> multiclass_f1_score(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]), num_classes=3, average=None)
 tensor([0.6667, 0.6667, 1.0000])
+>>> multiclass_accuracy(tensor([2, 1, 0, 1]), tensor([2, 1, 0, 0]), num_classes=3, average="micro",
+...                     sample_weight=tensor([1.0, 1.0, 1.0, 3.0]))  # the last sample three times
+tensor(0.5000)
+>>> binary_confusion_matrix(tensor([1, 0, 1]), tensor([1, 1, 0]), sample_weight=tensor([0.5, 2.0, 0.0]))
+tensor([[0.0000, 0.0000],
+        [2.0000, 0.5000]], dtype=torch.float64)
 """
 
 from __future__ import annotations
@@ -27,7 +41,8 @@ from lightning_metrics.functional.classification._task_functions import task_fun
 def stat_scores(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
                 num_classes: Optional[int] = None, num_labels: Optional[int] = None,
                 average: Optional[str] = "micro", multidim_average: str = "global", top_k: Optional[int] = 1,
-                ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
+                ignore_index: Optional[int] = None, validate_args: bool = True,
+                *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """The the stat scores ``[tp, fp, tn, fn, support]`` for ``task`` "binary", "multiclass" or "multilabel" (see ``binary_stat_scores`` etc.).
 
     >>> from torch import tensor
@@ -40,7 +55,8 @@ def stat_scores(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5
 def accuracy(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
              num_classes: Optional[int] = None, num_labels: Optional[int] = None,
              average: Optional[str] = "micro", multidim_average: str = "global", top_k: Optional[int] = 1,
-             ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
+             ignore_index: Optional[int] = None, validate_args: bool = True,
+             *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """The accuracy for ``task`` "binary", "multiclass" or "multilabel" (see ``binary_accuracy`` etc.).
 
     >>> from torch import tensor
@@ -54,7 +70,8 @@ def precision(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
               num_classes: Optional[int] = None, num_labels: Optional[int] = None,
               average: Optional[str] = "micro", multidim_average: str = "global", top_k: Optional[int] = 1,
               ignore_index: Optional[int] = None, validate_args: bool = True,
-              zero_division: float = 0) -> Tensor:
+              zero_division: float = 0,
+              *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """The precision for ``task`` "binary", "multiclass" or "multilabel" (see ``binary_precision`` etc.).
 
     >>> from torch import tensor
@@ -68,7 +85,8 @@ def recall(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
            num_classes: Optional[int] = None, num_labels: Optional[int] = None,
            average: Optional[str] = "micro", multidim_average: str = "global", top_k: Optional[int] = 1,
            ignore_index: Optional[int] = None, validate_args: bool = True,
-           zero_division: float = 0) -> Tensor:
+           zero_division: float = 0,
+           *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """The recall for ``task`` "binary", "multiclass" or "multilabel" (see ``binary_recall`` etc.).
 
     >>> from torch import tensor
@@ -82,7 +100,8 @@ def f1_score(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
              num_classes: Optional[int] = None, num_labels: Optional[int] = None,
              average: Optional[str] = "micro", multidim_average: str = "global", top_k: Optional[int] = 1,
              ignore_index: Optional[int] = None, validate_args: bool = True,
-             zero_division: float = 0) -> Tensor:
+             zero_division: float = 0,
+             *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """The F1 score for ``task`` "binary", "multiclass" or "multilabel" (see ``binary_f1_score`` etc.).
 
     >>> from torch import tensor
@@ -96,7 +115,8 @@ def fbeta_score(preds: Tensor, target: Tensor, task: str, beta: float = 1.0, thr
                 num_classes: Optional[int] = None, num_labels: Optional[int] = None,
                 average: Optional[str] = "micro", multidim_average: str = "global", top_k: Optional[int] = 1,
                 ignore_index: Optional[int] = None, validate_args: bool = True,
-                zero_division: float = 0) -> Tensor:
+                zero_division: float = 0,
+                *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """The F-beta score for ``task`` "binary", "multiclass" or "multilabel" (see ``binary_fbeta_score`` etc.).
 
     >>> from torch import tensor
@@ -109,7 +129,8 @@ def fbeta_score(preds: Tensor, target: Tensor, task: str, beta: float = 1.0, thr
 def specificity(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
                 num_classes: Optional[int] = None, num_labels: Optional[int] = None,
                 average: Optional[str] = "micro", multidim_average: str = "global", top_k: Optional[int] = 1,
-                ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
+                ignore_index: Optional[int] = None, validate_args: bool = True,
+                *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """The specificity for ``task`` "binary", "multiclass" or "multilabel" (see ``binary_specificity`` etc.).
 
     >>> from torch import tensor
@@ -123,7 +144,8 @@ def negative_predictive_value(preds: Tensor, target: Tensor, task: str, threshol
                               num_classes: Optional[int] = None, num_labels: Optional[int] = None,
                               average: Optional[str] = "micro", multidim_average: str = "global",
                               top_k: Optional[int] = 1, ignore_index: Optional[int] = None,
-                              validate_args: bool = True, zero_division: float = 0) -> Tensor:
+                              validate_args: bool = True, zero_division: float = 0,
+                              *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """The negative predictive value for ``task`` "binary", "multiclass" or "multilabel" (see ``binary_negative_predictive_value`` etc.).
 
     >>> from torch import tensor
@@ -137,7 +159,8 @@ def hamming_distance(preds: Tensor, target: Tensor, task: str, threshold: float 
                      num_classes: Optional[int] = None, num_labels: Optional[int] = None,
                      average: Optional[str] = "micro", multidim_average: str = "global",
                      top_k: Optional[int] = 1, ignore_index: Optional[int] = None,
-                     validate_args: bool = True) -> Tensor:
+                     validate_args: bool = True,
+                     *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """The hamming distance for ``task`` "binary", "multiclass" or "multilabel" (see ``binary_hamming_distance`` etc.).
 
     >>> from torch import tensor
@@ -149,7 +172,8 @@ def hamming_distance(preds: Tensor, target: Tensor, task: str, threshold: float 
 
 def exact_match(preds: Tensor, target: Tensor, task: str, num_classes: Optional[int] = None,
                 num_labels: Optional[int] = None, threshold: float = 0.5, multidim_average: str = "global",
-                ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
+                ignore_index: Optional[int] = None, validate_args: bool = True,
+                *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """Exact match (subset accuracy) for ``task`` "multiclass" or "multilabel".
 
     >>> from torch import tensor
@@ -162,7 +186,8 @@ def exact_match(preds: Tensor, target: Tensor, task: str, num_classes: Optional[
 def jaccard_index(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
                   num_classes: Optional[int] = None, num_labels: Optional[int] = None,
                   average: Optional[str] = "macro", ignore_index: Optional[int] = None,
-                  validate_args: bool = True, zero_division: float = 0.0) -> Tensor:
+                  validate_args: bool = True, zero_division: float = 0.0,
+                  *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """Jaccard index for ``task`` "binary", "multiclass" or "multilabel" (default ``average="macro"``).
 
     >>> from torch import tensor
@@ -174,7 +199,8 @@ def jaccard_index(preds: Tensor, target: Tensor, task: str, threshold: float = 0
 
 def matthews_corrcoef(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
                       num_classes: Optional[int] = None, num_labels: Optional[int] = None,
-                      ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
+                      ignore_index: Optional[int] = None, validate_args: bool = True,
+                      *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """Matthews correlation coefficient for ``task`` "binary", "multiclass" or "multilabel".
 
     >>> from torch import tensor
@@ -186,7 +212,8 @@ def matthews_corrcoef(preds: Tensor, target: Tensor, task: str, threshold: float
 
 def cohen_kappa(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
                 num_classes: Optional[int] = None, weights: Optional[str] = None,
-                ignore_index: Optional[int] = None, validate_args: bool = True) -> Tensor:
+                ignore_index: Optional[int] = None, validate_args: bool = True,
+                *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """Cohen's kappa for ``task`` "binary" or "multiclass".
 
     >>> from torch import tensor
@@ -199,7 +226,8 @@ def cohen_kappa(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5
 def confusion_matrix(preds: Tensor, target: Tensor, task: str, threshold: float = 0.5,
                      num_classes: Optional[int] = None, num_labels: Optional[int] = None,
                      normalize: Optional[str] = None, ignore_index: Optional[int] = None,
-                     validate_args: bool = True) -> Tensor:
+                     validate_args: bool = True,
+                     *, sample_weight: Optional[Tensor] = None) -> Tensor:
     """Confusion matrix for ``task`` "binary", "multiclass" or "multilabel".
 
     >>> from torch import tensor

@@ -69,16 +69,48 @@ def _flags(preds: Tensor, target: Tensor, flattened: bool) -> Tensor:
     return torch.tensor([[saw_float64], [float(flattened)]], dtype=torch.float64, device=preds.device)
 
 
-def batch_moments(preds: Tensor, target: Tensor, flattened: bool = False) -> Tensor:
-    """Moments of one batch of ``(N, d)`` columns, computed in float64 with a two-pass (centred) scheme."""
-    n, d = preds.shape
-    if n == 0:
-        return empty_moments(d, device=preds.device)
-    means, comoments, mins, maxs = _batch_statistics(preds, target)
-    head = torch.full((1, d), float(n), dtype=torch.float64, device=preds.device)
+def batch_moments(
+    preds: Tensor, target: Tensor, flattened: bool = False, weight: Tensor | None = None
+) -> Tensor:
+    """Moments of one batch of ``(N, d)`` columns, computed in float64 with a two-pass (centred) scheme.
+
+    ``weight`` (float64, ``(N, d)``, checked: see :mod:`lightning_metrics.utilities.sample_weight`) turns the
+    count into the total weight and the means and co-moments into weighted ones (frequency weights: an
+    integer weight repeats its sample, a zero weight drops it, extremes included).
+    """
+    if weight is None:
+        n, d = preds.shape
+        if n == 0:
+            return empty_moments(d, device=preds.device)
+        means, comoments, mins, maxs = _batch_statistics(preds, target)
+        head = torch.full((1, d), float(n), dtype=torch.float64, device=preds.device)
+    else:
+        head, means, comoments, mins, maxs = _weighted_batch_statistics(preds, target, weight)
+    d = preds.shape[1]
     return torch.cat(
         [head, means, comoments, mins, maxs, _flags(preds, target, flattened).expand(2, d)], dim=0
     )
+
+
+def _weighted_batch_statistics(preds: Tensor, target: Tensor, weight: Tensor) -> tuple[Tensor, ...]:
+    """Total weight ``(1, d)``, weighted means ``(3, d)`` and co-moments ``(9, d)``, and the extremes ``(2, d)``
+    of the samples of positive weight, of an ``(N, d)`` batch (two passes, as the unweighted one)."""
+    x = preds.t().to(torch.float64)
+    y = target.t().to(torch.float64)
+    w = weight.t()  # (d, N)
+    z = torch.stack([x, y, y - x], dim=0)  # (3, d, N)
+    total = w.sum(dim=-1)  # (d,)
+    safe_total = torch.where(total > 0, total, torch.ones_like(total))
+    means = (z * w).sum(dim=-1) / safe_total
+    centred = (z - means.unsqueeze(-1)).transpose(0, 1)  # (d, 3, N)
+    comoments = torch.bmm(centred * w.unsqueeze(1), centred.transpose(1, 2))  # (d, 3, 3)
+    kept = (w > 0).unsqueeze(0)  # a zero weight drops its sample from the extremes too
+    if z.shape[-1]:
+        mins = torch.where(kept, z[:2], float("inf")).amin(dim=-1)
+        maxs = torch.where(kept, z[:2], float("-inf")).amax(dim=-1)
+    else:
+        mins, maxs = torch.full_like(means[:2], float("inf")), torch.full_like(means[:2], float("-inf"))
+    return total.unsqueeze(0), means, comoments.reshape(-1, _NUM_VARS * _NUM_VARS).t(), mins, maxs
 
 
 def merge_moments(stacked: Tensor) -> Tensor:
@@ -172,10 +204,12 @@ def as_columns(preds: Tensor, target: Tensor) -> tuple[Tensor, Tensor, bool]:
     return preds.reshape(-1, 1), target.reshape(-1, 1), True
 
 
-def moments_of(preds: Tensor, target: Tensor) -> Tensor:
-    """Moments of ``preds``/``target`` laid out by :func:`as_columns`."""
+def moments_of(preds: Tensor, target: Tensor, weight: Tensor | None = None) -> Tensor:
+    """Moments of ``preds``/``target`` laid out by :func:`as_columns`; ``weight``: checked sample weights of the
+    inputs' shape (``as_sample_weight``), laid out alike."""
     p, t, flattened = as_columns(preds, target)
-    return batch_moments(p, t, flattened)
+    w = None if weight is None else (weight.reshape(-1, 1) if preds.ndim != 2 else weight)
+    return batch_moments(p, t, flattened, w)
 
 
 def merge_pair(current: Tensor, incoming: Tensor) -> Tensor:

@@ -20,6 +20,10 @@ around a shift ``K_y`` (``x`` around ``K_x``) that is one of its own observation
 ``n * eps`` of float64, and to a few ``eps`` in practice. :func:`lift` rebuilds the moment layout from any
 level, so every measure is written once, over moments.
 
+Sample weights (``update(..., weight)``, float64 ``(N, d)``, checked) enter every sum as a factor and the
+count becomes the total weight; the shifts stay observations and the merges are unchanged (they already weigh
+each side by its count). A zero weight adds nothing (its sample is left out of the extremes too).
+
 >>> import torch
 >>> preds, target = torch.tensor([[2.5], [0.0], [2.0]]), torch.tensor([[3.0], [-0.5], [2.0]])
 >>> small = R2.update(R2.empty(1), preds, target)
@@ -53,9 +57,10 @@ class Statistic(NamedTuple):
     level: int
     name: str
     empty: Callable[..., Tensor]  # (num_columns, device=None) -> state
-    # (state, preds (N, d), target (N, d), flattened=False, fresh=True) -> state; ``fresh=False`` promises
-    # that the state holds data (its shifts are chosen), which skips choosing them again; ``state=None``:
-    # the statistic of this batch alone (around its own first observation, with no sums to re-express)
+    # (state, preds (N, d), target (N, d), flattened=False, fresh=True, weight=None) -> state; ``fresh=False``
+    # promises that the state holds data (its shifts are chosen), which skips choosing them again;
+    # ``state=None``: the statistic of this batch alone (around its own first observation, with no sums to
+    # re-express); ``weight``: checked float64 sample weights of the batch's shape
     update: Callable[..., Tensor]
     merge: Callable[[Tensor], Tensor]  # stacked states (k, R, d) -> state: the dist_reduce_fx
     additive: bool = False  # states of any two batches merge by addition (no shifts to re-base)
@@ -102,7 +107,8 @@ def _empty_sse(num_columns: int = 1, device: Optional[torch.device] = None) -> T
 
 
 def _update_sse(
-    state: Optional[Tensor], preds: Tensor, target: Tensor, flattened: bool = False, fresh: bool = True
+    state: Optional[Tensor], preds: Tensor, target: Tensor, flattened: bool = False, fresh: bool = True,
+    weight: Optional[Tensor] = None,
 ) -> Tensor:
     n, d = preds.shape
     if state is None:
@@ -111,6 +117,9 @@ def _update_sse(
         return state
     if state.shape[1] != d:
         state = _check_width(state, d, _empty_sse)
+    if weight is not None:
+        squares = torch.square(difference(target, preds)) * weight  # float64: the weight is
+        return state + torch.cat([weight.sum(dim=0, keepdim=True), squares.sum(dim=0, keepdim=True)])
     sse = _square_sum(difference(target, preds), keepdim=True)
     return state + torch.cat([_head((n,), state.device).expand(1, d), sse])
 
@@ -134,7 +143,8 @@ def _rebase(state: Tensor, k_row: int, s1_row: int, s2_row: int, shift: Tensor) 
 
 
 def _shifted_update(
-    state: Optional[Tensor], preds: Tensor, target: Tensor, flattened: bool, fresh: bool, shift_residual: bool
+    state: Optional[Tensor], preds: Tensor, target: Tensor, flattened: bool, fresh: bool, shift_residual: bool,
+    weight: Optional[Tensor] = None,
 ) -> Tensor:
     n, d = preds.shape
     if state is None:
@@ -157,6 +167,8 @@ def _shifted_update(
     k_y = state[_KY]
     dy = target - k_y  # float64: the shift is a float64 tensor with a dimension
     flags = (n, n if (preds.dtype == _F64 or target.dtype == _F64) else 0, n if flattened else 0, 0, 0)
+    if weight is not None:
+        return state + _weighted_shifted_sums(state, preds, target, dy, flags, shift_residual, weight)
     sums = [dy.sum(dim=0, keepdim=True), (dy * dy).sum(dim=0, keepdim=True)]  # a product and a sum: what vecdot runs
     if shift_residual:
         # in float64 throughout: the residual may sit far from zero too (biased predictions)
@@ -168,16 +180,37 @@ def _shifted_update(
     return state + torch.cat([_head(flags, state.device).expand(-1, d), *sums])
 
 
-def _update_target_sums(
-    state: Tensor, preds: Tensor, target: Tensor, flattened: bool = False, fresh: bool = True
+def _weighted_shifted_sums(
+    state: Tensor, preds: Tensor, target: Tensor, dy: Tensor, flags: tuple, shift_residual: bool, weight: Tensor
 ) -> Tensor:
-    return _shifted_update(state, preds, target, flattened, fresh, shift_residual=False)
+    """The increment of a weighted batch: the total weight as the count (the flag rows still count
+    observations), every sum over ``weight * term``."""
+    d = preds.shape[1]
+    wy = weight * dy
+    sums = [wy.sum(dim=0, keepdim=True), (wy * dy).sum(dim=0, keepdim=True)]
+    if shift_residual:
+        de = dy - (preds - (state[_KY] - state[_KE]))
+        we = weight * de
+        sums = [we.sum(dim=0, keepdim=True), *sums, (we * de).sum(dim=0, keepdim=True)]
+    else:
+        squares = torch.square(difference(target, preds)) * weight
+        sums = [_constant(0.0, 1, d, state.device), *sums, squares.sum(dim=0, keepdim=True)]
+    head = _head(flags[1:5], state.device).expand(-1, d)
+    return torch.cat([weight.sum(dim=0, keepdim=True), head, *sums])
+
+
+def _update_target_sums(
+    state: Tensor, preds: Tensor, target: Tensor, flattened: bool = False, fresh: bool = True,
+    weight: Optional[Tensor] = None,
+) -> Tensor:
+    return _shifted_update(state, preds, target, flattened, fresh, False, weight)
 
 
 def _update_target_residual_sums(
-    state: Tensor, preds: Tensor, target: Tensor, flattened: bool = False, fresh: bool = True
+    state: Tensor, preds: Tensor, target: Tensor, flattened: bool = False, fresh: bool = True,
+    weight: Optional[Tensor] = None,
 ) -> Tensor:
-    return _shifted_update(state, preds, target, flattened, fresh, shift_residual=True)
+    return _shifted_update(state, preds, target, flattened, fresh, True, weight)
 
 
 def _merge_sums(stacked: Tensor) -> Tensor:
@@ -210,7 +243,7 @@ def lift(state: Tensor, statistic: Statistic) -> Tensor:
     if statistic.level == SSE.level:  # mean_e = 0, so M2_e carries the whole sum
         return torch.cat([state[:1], _constant(0.0, 11, d, device), state[1:2], _empty_tail(d, device)])
     n = state[_COUNT : _COUNT + 1]
-    safe_n = n.clamp(min=1)  # counts are whole numbers: 0 -> 1, the rest unchanged
+    safe_n = _safe(n)
     s1 = state[_S1E : _S1Y + 1].flip(0)  # y, e
     means = torch.where(n > 0, state[_KY : _KE + 1] + s1 / safe_n, 0.0)
     m2 = state[_S2Y : _S2E + 1] - s1 * s1 / safe_n
@@ -221,6 +254,12 @@ def lift(state: Tensor, statistic: Statistic) -> Tensor:
         [n, zero, means, _constant(0.0, 4, d, device), m2[:1], _constant(0.0, 3, d, device), m2[1:],
          _constant(float("inf"), 2, d, device), _constant(float("-inf"), 2, d, device), flags]
     )
+
+
+def _safe(n: Tensor) -> Tensor:
+    """The count with 0 -> 1 (nothing seen: every sum is zero), the rest unchanged (a total weight may be
+    below 1)."""
+    return torch.where(n > 0, n, 1.0)
 
 
 def _constant(value: float, rows: int, d: int, device: torch.device) -> Tensor:
@@ -282,7 +321,7 @@ class MomentRows:
 
     def _safe_n(self) -> Tensor:
         if "n" not in self._rows:
-            self._rows["n"] = self._state[_COUNT].clamp(min=1)  # counts are whole numbers: 0 -> 1
+            self._rows["n"] = _safe(self._state[_COUNT])
         return self._rows["n"]
 
     def _lifted(self) -> Tensor:
@@ -362,7 +401,8 @@ def _rebased(state: Tensor, shift: Tensor) -> Tensor:
 
 
 def _update_joint(
-    state: Optional[Tensor], preds: Tensor, target: Tensor, flattened: bool = False, fresh: bool = True
+    state: Optional[Tensor], preds: Tensor, target: Tensor, flattened: bool = False, fresh: bool = True,
+    weight: Optional[Tensor] = None,
 ) -> Tensor:
     n, d = preds.shape
     if state is None:
@@ -379,6 +419,9 @@ def _update_joint(
     dx = preds - state[_JKX]  # float64: the shifts are float64 rows
     dy = target - state[_JKY]
     shifted = torch.stack([dx, dy, dy - dx])  # (3, n, d): x, y and e around their shifts
+    if weight is not None:
+        return _weighted_joint(state, shifted, (n, n if (preds.dtype == _F64 or target.dtype == _F64) else 0,
+                                                n if flattened else 0), weight)
     if shifted.requires_grad:  # torch before 2.5 has no derivative for aminmax
         low, high = shifted[:2].amin(dim=1), shifted[:2].amax(dim=1)
     else:
@@ -390,6 +433,27 @@ def _update_joint(
             shifted.sum(dim=1),
             (shifted * shifted).sum(dim=1),
             (dx * dy).sum(dim=0, keepdim=True),
+        ]
+    )
+    return torch.cat(
+        [state[: _JMIN.start] + increment, torch.minimum(state[_JMIN], low), torch.maximum(state[_JMAX], high)]
+    )
+
+
+def _weighted_joint(state: Tensor, shifted: Tensor, flags: tuple, weight: Tensor) -> Tensor:
+    """``_update_joint``'s sums of a weighted batch; its extremes over the samples of positive weight."""
+    d = shifted.shape[-1]
+    weighted = shifted * weight
+    kept = weight > 0
+    low = torch.where(kept, shifted[:2], float("inf")).amin(dim=1)
+    high = torch.where(kept, shifted[:2], float("-inf")).amax(dim=1)
+    increment = torch.cat(
+        [
+            weight.sum(dim=0, keepdim=True),
+            _head(flags[1:] + (0, 0), state.device).expand(-1, d),
+            weighted.sum(dim=1),
+            (weighted * shifted).sum(dim=1),
+            (weighted[0] * shifted[1]).sum(dim=0, keepdim=True),
         ]
     )
     return torch.cat(
@@ -415,7 +479,7 @@ def _merge_joint(stacked: Tensor) -> Tensor:
 def _lift_joint(state: Tensor) -> Tensor:
     n = state[_COUNT : _COUNT + 1]
     seen = n > 0
-    safe_n = n.clamp(min=1)  # counts are whole numbers: 0 -> 1, the rest unchanged
+    safe_n = _safe(n)
     kx, ky = state[_JKX : _JKX + 1], state[_JKY : _JKY + 1]
     shifts = state[_JKX : _JKY + 1]
     s1 = state[_JS1]  # x, y, e

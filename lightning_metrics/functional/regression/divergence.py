@@ -3,6 +3,10 @@
 All three score each row of ``(N, d)`` inputs; the modular forms keep a running sum (``mean``/``sum``) or
 the per-row scores (``none``).
 
+``sample_weight=None`` (the rules: :mod:`lightning_metrics.utilities.sample_weight`) is one weight per row,
+``(N,)`` or a scalar: ``sum`` is ``sum w s``, ``mean`` the weighted mean ``sum w s / sum w`` and ``none``
+the weighted scores ``w s`` (as Keras' per-sample losses).
+
 >>> import torch
 >>> p = torch.tensor([[0.36, 0.48, 0.16]])
 >>> q = torch.tensor([[1 / 3, 1 / 3, 1 / 3]])
@@ -13,16 +17,29 @@ tensor(0.0853)
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Any, Literal
 
 import torch
 from torch import Tensor
 
-from lightning_metrics.functional.regression._checks import check_reduction, check_same_shape
+from lightning_metrics.functional.regression._checks import (
+    check_reduction,
+    check_same_shape,
+    sample_weight_for,
+)
 from lightning_metrics.functional.regression.moment_measures import result_dtype
 from lightning_metrics.utilities.exceptions import MetricInputError
 
 REDUCTIONS = ("mean", "sum", "none", None)
+
+
+def weighted_rows(scores: Tensor, sample_weight: Any, validate: bool = True) -> tuple[Tensor, int | Tensor]:
+    """The row scores times their weights (one per row; checked with ``validate``) and the total weight;
+    unchanged scores and the row count without weights."""
+    if sample_weight is None:
+        return scores, scores.shape[0]
+    weight = sample_weight_for(sample_weight, scores.shape[:1], scores.device, validate)
+    return scores * weight, weight.sum()
 
 
 def reduce_rows(scores: Tensor, total: int | Tensor, reduction: str | None) -> Tensor:
@@ -54,7 +71,9 @@ def cosine_similarity_rows(preds: Tensor, target: Tensor) -> Tensor:
     return (p * t) @ ones / ((p * p) @ ones * ((t * t) @ ones)).sqrt()
 
 
-def cosine_similarity(preds: Tensor, target: Tensor, reduction: str | None = "sum") -> Tensor:
+def cosine_similarity(
+    preds: Tensor, target: Tensor, reduction: str | None = "sum", *, sample_weight: Any = None
+) -> Tensor:
     """Cosine similarity between rows of ``preds`` and ``target`` (float32, as torchmetrics).
 
     >>> import torch
@@ -62,8 +81,8 @@ def cosine_similarity(preds: Tensor, target: Tensor, reduction: str | None = "su
     tensor([ 1., -1.])
     """
     check_reduction(reduction, REDUCTIONS)
-    scores = cosine_similarity_rows(preds, target)
-    return reduce_rows(scores, scores.shape[0], reduction).to(torch.float32)
+    scores, total = weighted_rows(cosine_similarity_rows(preds, target), sample_weight)
+    return reduce_rows(scores, total, reduction).to(torch.float32)
 
 
 def kl_divergence_rows(p: Tensor, q: Tensor, log_prob: bool) -> Tensor:
@@ -98,7 +117,11 @@ def js_divergence_rows(p: Tensor, q: Tensor, log_prob: bool) -> Tensor:
 
 
 def kl_divergence(
-    p: Tensor, q: Tensor, log_prob: bool = False, reduction: Literal["mean", "sum", "none"] | None = "mean"
+    p: Tensor,
+    q: Tensor,
+    log_prob: bool = False,
+    reduction: Literal["mean", "sum", "none"] | None = "mean",
+    *, sample_weight: Any = None,
 ) -> Tensor:
     """Kullback-Leibler divergence ``KL(p || q)`` between rows (``log_prob``: inputs are log-probabilities).
 
@@ -107,12 +130,16 @@ def kl_divergence(
     tensor(0.1438)
     """
     check_reduction(reduction, REDUCTIONS)
-    scores = kl_divergence_rows(p, q, log_prob)
-    return reduce_rows(scores, scores.shape[0], reduction).to(result_dtype(p, q))
+    scores, total = weighted_rows(kl_divergence_rows(p, q, log_prob), sample_weight)
+    return reduce_rows(scores, total, reduction).to(result_dtype(p, q))
 
 
 def jensen_shannon_divergence(
-    p: Tensor, q: Tensor, log_prob: bool = False, reduction: Literal["mean", "sum", "none"] | None = "mean"
+    p: Tensor,
+    q: Tensor,
+    log_prob: bool = False,
+    reduction: Literal["mean", "sum", "none"] | None = "mean",
+    *, sample_weight: Any = None,
 ) -> Tensor:
     """Jensen-Shannon divergence between rows (natural log, at most ``log 2``).
 
@@ -123,8 +150,8 @@ def jensen_shannon_divergence(
     tensor(0.0225)
     """
     check_reduction(reduction, REDUCTIONS)
-    scores = js_divergence_rows(p, q, log_prob)
-    return reduce_rows(scores, scores.shape[0], reduction).to(result_dtype(p, q))
+    scores, total = weighted_rows(js_divergence_rows(p, q, log_prob), sample_weight)
+    return reduce_rows(scores, total, reduction).to(result_dtype(p, q))
 
 
 __all__ = ["cosine_similarity", "jensen_shannon_divergence", "kl_divergence"]

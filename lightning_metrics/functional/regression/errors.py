@@ -4,6 +4,12 @@ Tweedie deviance, critical success index and CRPS.
 Each measure has a ``*_sums`` function that validates one batch and returns its float64 sums (what a
 modular metric accumulates) and a public function that turns one batch into the value.
 
+MAE, MSLE, log-cosh, Minkowski, MAPE, SMAPE, WMAPE and Tweedie deviance take ``sample_weight=None`` (the rules:
+:mod:`lightning_metrics.utilities.sample_weight`): each term is multiplied by its sample's weight and the
+count becomes the total weight (float64), so a mean is a weighted mean (scikit-learn's ``sample_weight``),
+a zero weight drops the sample and integer weights repeat it. Per-output measures (``num_outputs > 1``) take
+one weight per sample (``(N,)`` or a scalar), as scikit-learn.
+
 >>> import torch
 >>> mean_absolute_error(torch.tensor([0.0, 1, 2, 3]), torch.tensor([0.0, 1, 2, 2]))
 tensor(0.2500)
@@ -12,6 +18,7 @@ tensor(0.2500)
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -20,6 +27,7 @@ from lightning_metrics.functional.regression._checks import (
     check_columns,
     check_num_outputs_arg,
     check_same_shape,
+    sample_weight_for,
 )
 from lightning_metrics.functional.regression._statistics import difference
 from lightning_metrics.functional.regression.moment_measures import result_dtype
@@ -54,34 +62,72 @@ def _same_shape_wide(preds: Tensor, target: Tensor) -> tuple[Tensor, ...]:
     return _wide(preds, target)
 
 
-def _mean(sums: tuple[Tensor, int], preds: Tensor, target: Tensor) -> Tensor:
+def _weight(sample_weight: Any, target: Tensor, num_outputs: int = 1, validate: bool = True) -> Tensor | None:
+    """The ``sample_weight`` broadcast to ``target`` (float64; its values checked with ``validate``: the
+    ``*_sums`` functions take it, the modular classes pass their ``validate_args``), or ``None``; one weight
+    per sample where the outputs are kept apart (their counts are one per batch)."""
+    if sample_weight is None:
+        return None
+    if num_outputs > 1 and isinstance(sample_weight, Tensor) and sample_weight.ndim > 1:
+        raise MetricInputError(
+            f"Argument `sample_weight` must hold one weight per sample, shape ({target.shape[0]},), with"
+            f" num_outputs={num_outputs}, got shape {tuple(sample_weight.shape)}"
+        )
+    return sample_weight_for(sample_weight, target.shape, target.device, validate)
+
+
+def _weighted_sum(terms: Tensor, weight: Tensor | None, dim: int | None = None) -> tuple[Tensor, Tensor | int]:
+    """``sum terms`` (float64) and the count, or with ``weight`` ``sum weight * terms`` and ``sum weight``."""
+    if weight is None:
+        return _sum64(terms, dim), terms.numel() if dim is None else terms.shape[dim]
+    weighted = terms * weight  # float64: the weight is
+    if dim is None:
+        return weighted.sum(dtype=torch.float64), weight.sum()
+    # per-output sums: one weight per sample (``_weight``), so the count is that of any column
+    count = weight.select(1, 0).sum() if weight.ndim > 1 else weight.sum()
+    return weighted.sum(dim=dim, dtype=torch.float64), count
+
+
+def _mean(sums: tuple[Tensor, Tensor | int], preds: Tensor, target: Tensor) -> Tensor:
     """A batch's ``(total, count)`` as their mean, in the dtype the functional forms return."""
     total, n = sums
     return (total / n).to(result_dtype(preds, target))
 
 
-def mean_absolute_error_sums(preds: Tensor, target: Tensor, num_outputs: int = 1) -> tuple[Tensor, int]:
-    """Per-output ``sum |preds - target|`` and the number of observations."""
+def mean_absolute_error_sums(
+    preds: Tensor, target: Tensor, num_outputs: int = 1, sample_weight: Any = None, validate: bool = True
+) -> tuple[Tensor, Tensor | int]:
+    """Per-output ``sum |preds - target|`` and the number of observations (weighted: see the module)."""
     check_same_shape(preds, target)
     check_columns(preds, num_outputs, strict_single=False)
+    weight = _weight(sample_weight, target, num_outputs, validate=validate)
     diff = difference(target, preds)
     if num_outputs == 1:
         diff = diff.reshape(-1)
-    return diff.abs().sum(dim=0, dtype=torch.float64), diff.shape[0]
+        weight = None if weight is None else weight.reshape(-1)
+    if weight is None:
+        return diff.abs().sum(dim=0, dtype=torch.float64), diff.shape[0]
+    return _weighted_sum(diff.abs(), weight, dim=0)
 
 
-def mean_absolute_error(preds: Tensor, target: Tensor, num_outputs: int = 1) -> Tensor:
-    """Mean absolute error.
+def mean_absolute_error(
+    preds: Tensor, target: Tensor, num_outputs: int = 1, *, sample_weight: Any = None
+) -> Tensor:
+    """Mean absolute error (a weighted mean with ``sample_weight``).
 
     >>> import torch
     >>> mean_absolute_error(torch.tensor([[1.0, 2], [3, 4]]), torch.tensor([[1.0, 4], [3, 1]]), num_outputs=2)
     tensor([0.0000, 2.5000])
+    >>> mean_absolute_error(torch.tensor([0.0, 1, 2, 3]), torch.tensor([0.0, 1, 2, 2]), sample_weight=[1, 1, 0, 2])
+    tensor(0.5000)
     """
     check_num_outputs_arg(num_outputs)
-    return _mean(mean_absolute_error_sums(preds, target, num_outputs), preds, target)
+    return _mean(mean_absolute_error_sums(preds, target, num_outputs, sample_weight), preds, target)
 
 
-def mean_squared_log_error_sums(preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
+def mean_squared_log_error_sums(
+    preds: Tensor, target: Tensor, sample_weight: Any = None, validate: bool = True
+) -> tuple[Tensor, Tensor | int]:
     """``sum (log1p(preds) - log1p(target))^2`` and the element count; negative inputs are rejected."""
     check_same_shape(preds, target)
     if preds.numel() and float(torch.minimum(preds, target).min()) < 0:  # one check for both, then name the culprit
@@ -92,20 +138,23 @@ def mean_squared_log_error_sums(preds: Tensor, target: Tensor) -> tuple[Tensor, 
     p, t = _wide(preds, target)
     # log1p(p) - log1p(t) as log1p((p - t) / (1 + t)): within a few ulps even where p and t are close,
     # where the difference of the two logarithms would cancel
-    return _sum64(torch.log1p((p - t) / (1 + t)).square()), t.numel()
+    weight = _weight(sample_weight, target, validate=validate)
+    return _weighted_sum(torch.log1p((p - t) / (1 + t)).square(), weight)
 
 
-def mean_squared_log_error(preds: Tensor, target: Tensor) -> Tensor:
+def mean_squared_log_error(preds: Tensor, target: Tensor, *, sample_weight: Any = None) -> Tensor:
     """Mean squared logarithmic error ``mean (log(1 + preds) - log(1 + target))^2``.
 
     >>> import torch
     >>> mean_squared_log_error(torch.tensor([0.0, 1, 2, 3]), torch.tensor([0.0, 1, 2, 2]))
     tensor(0.0207)
     """
-    return _mean(mean_squared_log_error_sums(preds, target), preds, target)
+    return _mean(mean_squared_log_error_sums(preds, target, sample_weight), preds, target)
 
 
-def log_cosh_error_sums(preds: Tensor, target: Tensor, num_outputs: int) -> tuple[Tensor, int]:
+def log_cosh_error_sums(
+    preds: Tensor, target: Tensor, num_outputs: int, sample_weight: Any = None, validate: bool = True
+) -> tuple[Tensor, Tensor | int]:
     """Per-output ``sum log(cosh(preds - target))`` (overflow-free form) and the observation count."""
     check_same_shape(preds, target)
     if preds.ndim > 2:
@@ -114,13 +163,18 @@ def log_cosh_error_sums(preds: Tensor, target: Tensor, num_outputs: int) -> tupl
     # the difference in the inputs' dtype (within half an ulp of itself: see ``difference``), the rest in float64:
     # log(cosh(d)) = log(exp(d) + exp(-d)) - log(2), one logaddexp kernel that never overflows; float64 keeps the
     # digits that subtracting log(2) from each term cancels for small |d|
+    weight = _weight(sample_weight, target, num_outputs, validate=validate)
     d = difference(preds, target).to(torch.float64)
     if d.ndim < 2:
         d = d.reshape(-1, 1)
-    return (torch.logaddexp(d, -d) - math.log(2.0)).sum(dim=0), d.shape[0]
+        weight = None if weight is None else weight.reshape(-1, 1)
+    terms = torch.logaddexp(d, -d) - math.log(2.0)
+    if weight is None:
+        return terms.sum(dim=0), d.shape[0]
+    return _weighted_sum(terms, weight, dim=0)
 
 
-def log_cosh_error(preds: Tensor, target: Tensor) -> Tensor:
+def log_cosh_error(preds: Tensor, target: Tensor, *, sample_weight: Any = None) -> Tensor:
     """Mean of ``log(cosh(preds - target))``, per column for ``(N, d)`` inputs.
 
     >>> import torch
@@ -128,7 +182,7 @@ def log_cosh_error(preds: Tensor, target: Tensor) -> Tensor:
     tensor(0.3523)
     """
     num_outputs = 1 if preds.ndim < 2 else preds.shape[-1]
-    total, n = log_cosh_error_sums(preds, target, num_outputs)
+    total, n = log_cosh_error_sums(preds, target, num_outputs, sample_weight)
     return (total / n).squeeze().to(result_dtype(preds, target))
 
 
@@ -138,70 +192,90 @@ def check_minkowski_p(p: object) -> None:
         raise MetricArgumentError(f"Argument `p` must be a float or int >= 1, got {p!r}")
 
 
-def minkowski_distance_sum(preds: Tensor, targets: Tensor, p: float) -> Tensor:
-    """``sum |preds - targets|^p`` over all elements."""
+def minkowski_distance_sum(
+    preds: Tensor, targets: Tensor, p: float, sample_weight: Any = None, validate: bool = True
+) -> Tensor:
+    """``sum |preds - targets|^p`` over all elements (``sum w |preds - targets|^p`` with ``sample_weight``)."""
     check_same_shape(preds, targets, names=("preds", "targets"))
     check_minkowski_p(p)
     a, b = _wide(preds, targets)
-    return _sum64((a - b).abs() ** p)
+    return _weighted_sum((a - b).abs() ** p, _weight(sample_weight, targets, validate=validate))[0]
 
 
-def minkowski_distance(preds: Tensor, targets: Tensor, p: float) -> Tensor:
+def minkowski_distance(preds: Tensor, targets: Tensor, p: float, *, sample_weight: Any = None) -> Tensor:
     """Minkowski distance ``(sum |preds - targets|^p)^(1/p)``.
 
     >>> import torch
     >>> minkowski_distance(torch.tensor([1.0, 2.8, 3.5, 4.5]), torch.tensor([6.1, 2.11, 3.1, 5.6]), p=3)
     tensor(5.1220)
     """
-    return (minkowski_distance_sum(preds, targets, p) ** (1.0 / p)).to(result_dtype(preds, targets))
+    return (minkowski_distance_sum(preds, targets, p, sample_weight) ** (1.0 / p)).to(result_dtype(preds, targets))
 
 
-def mean_absolute_percentage_error_sums(preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
+def mean_absolute_percentage_error_sums(
+    preds: Tensor, target: Tensor, sample_weight: Any = None, validate: bool = True
+) -> tuple[Tensor, Tensor | int]:
     """``sum |preds - target| / max(|target|, eps)`` and the element count."""
     p, t = _same_shape_wide(preds, target)
-    return _sum64((p - t).abs() / t.abs().clamp(min=EPSILON)), t.numel()
+    weight = _weight(sample_weight, target, validate=validate)
+    return _weighted_sum((p - t).abs() / t.abs().clamp(min=EPSILON), weight)
 
 
-def mean_absolute_percentage_error(preds: Tensor, target: Tensor) -> Tensor:
+def mean_absolute_percentage_error(preds: Tensor, target: Tensor, *, sample_weight: Any = None) -> Tensor:
     """Mean absolute percentage error (a fraction, not a percentage).
 
     >>> import torch
     >>> mean_absolute_percentage_error(torch.tensor([0.9, 15, 1.2e6]), torch.tensor([1, 10, 1e6]))
     tensor(0.2667)
     """
-    return _mean(mean_absolute_percentage_error_sums(preds, target), preds, target)
+    return _mean(mean_absolute_percentage_error_sums(preds, target, sample_weight), preds, target)
 
 
-def symmetric_mean_absolute_percentage_error_sums(preds: Tensor, target: Tensor) -> tuple[Tensor, int]:
+def symmetric_mean_absolute_percentage_error_sums(
+    preds: Tensor, target: Tensor, sample_weight: Any = None, validate: bool = True
+) -> tuple[Tensor, Tensor | int]:
     """``sum 2 |preds - target| / max(|target| + |preds|, eps)`` and the element count."""
     p, t = _same_shape_wide(preds, target)
-    return 2 * _sum64((p - t).abs() / (t.abs() + p.abs()).clamp(min=EPSILON)), t.numel()
+    terms = (p - t).abs() / (t.abs() + p.abs()).clamp(min=EPSILON)
+    total, count = _weighted_sum(terms, _weight(sample_weight, target, validate=validate))
+    return 2 * total, count
 
 
-def symmetric_mean_absolute_percentage_error(preds: Tensor, target: Tensor) -> Tensor:
+def symmetric_mean_absolute_percentage_error(
+    preds: Tensor, target: Tensor, *, sample_weight: Any = None
+) -> Tensor:
     """Symmetric mean absolute percentage error, in ``[0, 2]``.
 
     >>> import torch
     >>> symmetric_mean_absolute_percentage_error(torch.tensor([0.9, 15, 1.2e6]), torch.tensor([1, 10, 1e6]))
     tensor(0.2290)
     """
-    return _mean(symmetric_mean_absolute_percentage_error_sums(preds, target), preds, target)
+    return _mean(symmetric_mean_absolute_percentage_error_sums(preds, target, sample_weight), preds, target)
 
 
-def weighted_mean_absolute_percentage_error_sums(preds: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
-    """``sum |preds - target|`` and ``sum |target|``."""
+def weighted_mean_absolute_percentage_error_sums(
+    preds: Tensor, target: Tensor, sample_weight: Any = None, validate: bool = True
+) -> tuple[Tensor, Tensor]:
+    """``sum |preds - target|`` and ``sum |target|`` (each term times its sample's weight with ``sample_weight``)."""
     p, t = _same_shape_wide(preds, target)
-    return _sum64((p - t).abs()), _sum64(t.abs())
+    weight = _weight(sample_weight, target, validate=validate)
+    return _weighted_sum((p - t).abs(), weight)[0], _weighted_sum(t.abs(), weight)[0]
 
 
-def weighted_mean_absolute_percentage_error(preds: Tensor, target: Tensor) -> Tensor:
+def weighted_mean_absolute_percentage_error(
+    preds: Tensor, target: Tensor, *, sample_weight: Any = None
+) -> Tensor:
     """Weighted MAPE ``sum |preds - target| / sum |target|``.
+
+    (Its own "weights" are the absolute targets.) ``sample_weight`` multiplies a sample's absolute error and
+    its absolute target alike: ``sum w |preds - target| / sum w |target|``, so a zero weight drops the
+    sample, integer weights repeat it and a constant weight changes nothing.
 
     >>> import torch
     >>> weighted_mean_absolute_percentage_error(torch.tensor([1.0, 2, 4]), torch.tensor([2.0, 2, 4]))
     tensor(0.1250)
     """
-    abs_error, scale = weighted_mean_absolute_percentage_error_sums(preds, target)
+    abs_error, scale = weighted_mean_absolute_percentage_error_sums(preds, target, sample_weight)
     return (abs_error / scale.clamp(min=EPSILON)).to(result_dtype(preds, target))
 
 
@@ -216,10 +290,13 @@ def _require(condition: Tensor, message: str) -> None:
         raise MetricInputError(message)
 
 
-def tweedie_deviance_sums(preds: Tensor, targets: Tensor, power: float = 0.0) -> tuple[Tensor, int]:
+def tweedie_deviance_sums(
+    preds: Tensor, targets: Tensor, power: float = 0.0, sample_weight: Any = None, validate: bool = True
+) -> tuple[Tensor, Tensor | int]:
     """``sum`` of unit Tweedie deviances for ``power`` and the element count."""
     check_same_shape(preds, targets, names=("preds", "targets"))
     check_tweedie_power(power)
+    weight = _weight(sample_weight, targets, validate=validate)
     p, y = _f64(preds, targets)
     if power == 0:
         deviance = (y - p) ** 2
@@ -241,17 +318,19 @@ def tweedie_deviance_sums(preds: Tensor, targets: Tensor, power: float = 0.0) ->
             - y * p ** (1 - power) / (1 - power)
             + p ** (2 - power) / (2 - power)
         )
-    return deviance.sum(), deviance.numel()
+    return _weighted_sum(deviance, weight)
 
 
-def tweedie_deviance_score(preds: Tensor, targets: Tensor, power: float = 0.0) -> Tensor:
+def tweedie_deviance_score(
+    preds: Tensor, targets: Tensor, power: float = 0.0, *, sample_weight: Any = None
+) -> Tensor:
     """Mean Tweedie deviance (``power`` 0: squared error, 1: Poisson, 2: Gamma, ...).
 
     >>> import torch
     >>> tweedie_deviance_score(torch.tensor([4.0, 3.0, 2.0, 1.0]), torch.tensor([1.0, 2.0, 3.0, 4.0]), power=2)
     tensor(1.2083)
     """
-    return _mean(tweedie_deviance_sums(preds, targets, power), preds, targets)
+    return _mean(tweedie_deviance_sums(preds, targets, power, sample_weight), preds, targets)
 
 
 def critical_success_index_counts(

@@ -2,6 +2,10 @@
 
 Both need every observation (ranks are global), so the modular forms keep ``cat`` states of columns.
 
+Neither takes sample weights: there is no one standard weighted Spearman's rho or Kendall's tau (weighted
+ranks, Pearson on weighted mid-ranks and scipy's ``weightedtau``, which weighs ranks rather than samples, give
+different numbers, and scikit-learn has none), so ``sample_weight`` other than ``None`` raises.
+
 >>> import torch
 >>> spearman_corrcoef(torch.tensor([2.5, 0.0, 2.0, 8.0]), torch.tensor([3.0, -0.5, 2.0, 7.0]))
 tensor(1.0000)
@@ -12,7 +16,7 @@ tensor(1.)
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Any, Literal
 
 import torch
 from torch import Tensor
@@ -28,6 +32,22 @@ from lightning_metrics.utilities.exceptions import MetricInputError
 
 KENDALL_VARIANTS = ("a", "b", "c")
 KENDALL_ALTERNATIVES = ("two-sided", "less", "greater")
+
+
+def refuse_sample_weight(sample_weight: Any, measure: str) -> None:
+    """Raise unless ``sample_weight`` is ``None``: a rank correlation has no one standard weighted form.
+
+    >>> refuse_sample_weight(torch.ones(3), "spearman_corrcoef")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    lightning_metrics.utilities.exceptions.MetricInputError: Argument `sample_weight` is not supported by ...
+    """
+    if sample_weight is not None:
+        raise MetricInputError(
+            f"Argument `sample_weight` is not supported by {measure}: a rank correlation has no one standard"
+            " weighted definition (weighted ranks and scipy's weightedtau give different values);"
+            " pass sample_weight=None"
+        )
 
 
 def check_correlation_columns(preds: Tensor, target: Tensor, num_outputs: int, floating: bool) -> None:
@@ -58,13 +78,15 @@ def spearman_from_columns(preds: Tensor, target: Tensor, eps: float = 1e-6) -> T
     return (cov / (std_p * std_t + eps)).clamp(-1.0, 1.0)
 
 
-def spearman_corrcoef(preds: Tensor, target: Tensor) -> Tensor:
-    """Spearman's rank correlation coefficient, per column for ``(N, d)`` inputs.
+def spearman_corrcoef(preds: Tensor, target: Tensor, *, sample_weight: Any = None) -> Tensor:
+    """Spearman's rank correlation coefficient, per column for ``(N, d)`` inputs (``sample_weight``: not
+    supported, see the module).
 
     >>> import torch
     >>> spearman_corrcoef(torch.tensor([[1.0, 2], [2, 1], [3, 3]]), torch.tensor([[1.0, 1], [3, 2], [2, 3]]))
     tensor([0.5000, 0.5000])
     """
+    refuse_sample_weight(sample_weight, "spearman_corrcoef")
     check_correlation_columns(preds, target, 1 if preds.ndim < 2 else preds.shape[-1], floating=True)
     cols_p = preds.reshape(-1, 1) if preds.ndim < 2 else preds
     cols_t = target.reshape(-1, 1) if target.ndim < 2 else target
@@ -188,14 +210,17 @@ def kendall_rank_corrcoef(
     variant: Literal["a", "b", "c"] = "b",
     t_test: bool = False,
     alternative: Literal["two-sided", "less", "greater"] | None = "two-sided",
+    *, sample_weight: Any = None,
 ) -> Tensor | tuple[Tensor, Tensor]:
-    """Kendall's rank correlation (``variant`` a, b or c); with ``t_test`` also the asymptotic p-value.
+    """Kendall's rank correlation (``variant`` a, b or c); with ``t_test`` also the asymptotic p-value
+    (``sample_weight``: not supported, see the module).
 
     >>> import torch
     >>> preds, target = torch.tensor([2.5, 0.0, 2.0, 8.0]), torch.tensor([3.0, -0.5, 2.0, 1.0])
     >>> kendall_rank_corrcoef(preds, target, t_test=True, alternative="greater")
     (tensor(0.3333), tensor(0.2484))
     """
+    refuse_sample_weight(sample_weight, "kendall_rank_corrcoef")
     check_kendall_args(variant, t_test, alternative)
     check_correlation_columns(preds, target, 1 if preds.ndim < 2 else preds.shape[-1], floating=False)
     cols_p = preds.reshape(-1, 1) if preds.ndim < 2 else preds
