@@ -60,6 +60,8 @@ DEVIATIONS: dict[str, str] = {
     "attr:ComplexScaleInvariantSignalNoiseRatio:full_state_update": _EXACT_MERGE,
     "sig:PeakSignalNoiseRatio": "torchmetrics' top-level name is a deprecated subclass defaulting data_range=3.0; "
         "ours is the image class everywhere (tests/image/test_api.py checks its signature)",
+    "functional.audio.dnsmos:InferenceSession": "torchmetrics' stand-in for onnxruntime's class, defined only "
+        "when onnxruntime is missing: use onnxruntime.InferenceSession",
     "sig:peak_signal_noise_ratio": "torchmetrics' top-level name is a deprecated wrapper defaulting data_range=3.0; "
         "ours is the image function everywhere (tests/image/test_api.py checks its signature)",
 }
@@ -75,6 +77,11 @@ _MAP_VALIDATE = (
     "validate_args=False skips the value checks (finite boxes with x2 >= x1, finite scores, 0/1 crowd flags, "
     "finite non-negative areas) and their host read"
 )
+DEVIATIONS.update({
+    f"functional.image.{module}:{name}": "a part of torchmetrics' own network: ours are lightning_metrics.networks"
+    for module, names in (("lpips", "Alexnet Vgg16 SqueezeNet ScalingLayer NetLinLayer"), ("dists", "DISTSNetwork"))
+    for name in names.split()
+})
 EXTENSIONS: dict[str, str] = {
     **{f"{name}:convention": _SACREBLEU for name in (
         "SacreBLEUScore", "CHRFScore", "TranslationEditRate", "sacre_bleu_score", "chrf_score", "translation_edit_rate")},
@@ -88,7 +95,14 @@ EXTENSIONS: dict[str, str] = {
     **{f"{name}:validate_args": _SEG_VALIDATE for name in (
         "MeanIoU", "DiceScore", "GeneralizedDiceScore", "HausdorffDistance",
         "mean_iou", "dice_score", "generalized_dice_score", "hausdorff_distance")},
+    "arniqa:model": "an ARNIQA network to use instead of the release's (keyword-only)",
+    "non_intrusive_speech_quality_assessment:model": "a NISQA network to use instead of the published one",
+    "learned_perceptual_image_patch_similarity:net": "an LPIPS network to use instead of the built one (keyword-only)",
+    "deep_image_structure_and_texture_similarity:net": "a DISTS network to use instead of the built one (keyword-only)",
 }
+# Issue 39: the keyword-only ``sample_weight=None`` of every weighted metric's function (torchmetrics has none),
+# last, with the rules of lightning_metrics.utilities.sample_weight
+_SAMPLE_WEIGHT = ("sample_weight", inspect.Parameter.KEYWORD_ONLY, "None")
 # Whole torchmetrics modules that hold implementation helpers only.
 HELPER_MODULES = {
     "functional.regression.utils": "torchmetrics' private argument checks",
@@ -143,21 +157,6 @@ def _walk_torchmetrics():
 
 TORCHMETRICS = _walk_torchmetrics()
 
-# The image and audio metrics that need downloaded network weights or an external tool, with
-# their helper classes: never offered (importing one says so, see lightning_metrics._compat).
-_MODEL_MODULES = (
-    "image.arniqa image.dists image.lpip "
-    "image.perceptual_path_length audio.dnsmos audio.nisqa"
-).split()
-_MODEL_MODULES += [f"functional.{m.replace('image.lpip', 'image.lpips')}" for m in _MODEL_MODULES]
-_MODEL_NAMES = {n for p in _MODEL_MODULES for n in TORCHMETRICS.get(p, ())}
-DEVIATIONS.update({
-    f"{p}:{n}": "needs downloaded weights or an external tool: keep the torchmetrics object"
-    for p, names in TORCHMETRICS.items() if p.split(".")[-1] in ("image", "audio") or p in _MODEL_MODULES
-    for n in names if n in _MODEL_NAMES
-})
-
-
 def _domain(path):
     parts = path.split(".")
     return ".".join(parts[:2]) if parts[0] == "functional" and len(parts) > 1 else parts[0]
@@ -186,7 +185,7 @@ NOT_OFFERED_DOMAINS = sorted({_domain(p) for p in TORCHMETRICS if p and not _off
 
 
 # Names that torchmetrics adds to a package's ``__all__`` only when their optional packages import
-# (pesq, pystoi, gammatone and torchaudio, librosa with onnxruntime or requests, transformers): the
+# (pesq, pystoi, gammatone and torchaudio, librosa with onnxruntime or requests, transformers, vmaf-torch): the
 # table lists them always, in torchmetrics' order; a row here may lack them.
 OPTIONAL_EXPORTS = frozenset(
     "PerceptualEvaluationSpeechQuality ShortTimeObjectiveIntelligibility SpeechReverberationModulationEnergyRatio "
@@ -194,7 +193,9 @@ OPTIONAL_EXPORTS = frozenset(
     "short_time_objective_intelligibility speech_reverberation_modulation_energy_ratio "
     "deep_noise_suppression_mean_opinion_score non_intrusive_speech_quality_assessment "
     "CLIPImageQualityAssessment CLIPScore clip_image_quality_assessment clip_score BERTScore InfoLM bert_score "
-    "infolm".split()
+    "infolm VideoMultiMethodAssessmentFusion video_multi_method_assessment_fusion".split()
+    # torchmetrics' stand-in class, defined in functional.audio.dnsmos only when onnxruntime is missing
+    + ["InferenceSession"]
 )
 
 
@@ -250,7 +251,7 @@ def _check_signature(path, name, theirs, ours):
         return
     named = [p for p in reference if p[1] is not inspect.Parameter.VAR_KEYWORD]
     theirs_names = {p[0] for p in reference}
-    extra = [p for p in mine if f"{name}:{p[0]}" in EXTENSIONS and p[0] not in theirs_names]
+    extra = [p for p in mine if (f"{name}:{p[0]}" in EXTENSIONS or p == _SAMPLE_WEIGHT) and p[0] not in theirs_names]
     # extensions stand after every parameter of torchmetrics' (and before **kwargs)
     assert [p for p in mine if p not in extra] == reference and mine[len(named):len(named) + len(extra)] == extra, (
         f"{key}: {inspect.signature(ours)} != {inspect.signature(theirs)}"

@@ -46,18 +46,11 @@ _SOURCES = {"collections": f"{ROOT}.collection", "metric": f"{ROOT}.metric"}
 _NAMESPACES = ("", "functional")
 # torchmetrics metrics (and helpers) that need downloaded network weights or external tools: never offered here.
 _NEEDS_WEIGHTS = frozenset(
-    "LearnedPerceptualImagePatchSimilarity "
-    "DeepImageStructureAndTextureSimilarity ARNIQA "
-    "PerceptualPathLength "
-    "DeepNoiseSuppressionMeanOpinionScore "
-    "NonIntrusiveSpeechQualityAssessment VideoMultiMethodAssessmentFusion "
-    "learned_perceptual_image_patch_similarity deep_image_structure_and_texture_similarity arniqa "
-    "perceptual_path_length "
-    "deep_noise_suppression_mean_opinion_score "
-    "non_intrusive_speech_quality_assessment video_multi_method_assessment_fusion "
     # the COCO backends (pycocotools, faster-coco-eval) of detection.helpers: the protocol runs natively
     "CocoBackend".split()
 )
+# torchmetrics' own building blocks of its networks: ours are lightning_metrics.networks (other classes, other layers)
+_NETWORK_PARTS = frozenset("Alexnet Vgg16 SqueezeNet ScalingLayer NetLinLayer DISTSNetwork".split())
 _IMPORT_FROM = dis.opmap["IMPORT_FROM"]
 
 
@@ -142,6 +135,8 @@ def _in_from_import(frame: Optional[types.FrameType]) -> bool:
 
 def _advice(path: str, name: str) -> str:
     where = f"torchmetrics.{path}" if path else "torchmetrics"
+    if name in _NETWORK_PARTS:
+        return f"lightning_metrics does not offer {where}.{name}, a part of torchmetrics' own network"
     if name in _NEEDS_WEIGHTS:
         return (
             f"lightning_metrics does not offer {where}.{name}: it needs downloaded weights or an external tool, "
@@ -157,6 +152,8 @@ def _not_offered(path: str, name: str, frame: Optional[types.FrameType]) -> Exce
         if functional
         else "keep the torchmetrics object: MetricsCallback accepts it as it is (update/compute/reset)"
     )
+    if name in _NETWORK_PARTS:
+        todo = "the networks here are built by `lightning_metrics.networks.network(name, ...)` (see its NETWORKS)"
     message = f"{_advice(path, name)}; {todo}."
     error = NotOfferedError(message, name=_module_name(path)) if _in_from_import(frame) else None
     return error or NotOfferedAttributeError(message)

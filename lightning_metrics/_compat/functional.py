@@ -317,6 +317,6 @@ PATHS: dict[str, str] = {
     "text.wer": "word_error_rate",
     "text.wil": "word_information_lost",
     "text.wip": "word_information_preserved",
-    "video": "",
+    "video": "video_multi_method_assessment_fusion",
     "video.vmaf": "calculate_luma video_multi_method_assessment_fusion",
 }

@@ -296,7 +296,7 @@ PATHS: dict[str, str] = {
     "utilities.imports": "",
     "utilities.plot": "plot_single_or_multi_val trim_axs plot_confusion_matrix plot_curve",
     "utilities.prints": "rank_zero_only rank_zero_debug rank_zero_info rank_zero_warn",
-    "video": "",
+    "video": "VideoMultiMethodAssessmentFusion",
     "video.vmaf": "VideoMultiMethodAssessmentFusion",
     "wrappers": (
         "BinaryTargetTransformer BootStrapper ClasswiseWrapper FeatureShare LambdaInputTransformer "

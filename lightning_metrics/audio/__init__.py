@@ -13,9 +13,10 @@ classes have none) skips that check and its host read.
 tensor(18.4030)
 
 STOI and SRMR are computed natively; PESQ calls the ITU-T reference code through the optional
-``pesq`` package (``pip install lightning_metrics[audio]``). DNSMOS and NISQA need network weights
-and are not offered: importing one says so; the torchmetrics object can be passed to
-``MetricsCallback`` as it is.
+``pesq`` package (``pip install lightning_metrics[audio]``). DNSMOS runs Microsoft's ONNX models
+in ``onnxruntime`` (``pip install lightning_metrics[dnsmos]``), their files fetched through
+:mod:`lightning_metrics.networks.weights`. NISQA runs its network, written here
+(:mod:`lightning_metrics.networks.nisqa`), on the published checkpoint, found the same way.
 
 Notes and differences from torchmetrics (audio)
 -----------------------------------------------
@@ -44,10 +45,21 @@ filters (the gammatone filterbank, the modulation filters) are applied exactly i
 domain, on an FFT grid long enough for their responses to decay, so the whole batch is filtered at
 once (torchmetrics: a recursion over the samples; ``fast=True``: NumPy per signal); values equal
 torchmetrics' to about 1e-10 relative. Integer inputs are scaled by their type's maximum
-(torchmetrics fails on them). DNSMOS and NISQA need downloaded weights and are never offered.
+(torchmetrics fails on them). ``DeepNoiseSuppressionMeanOpinionScore`` computes the P.808 model's
+mel features in torch (librosa's, to 1e-5, without librosa), resamples another rate than 16 kHz
+with ``soxr`` as librosa does, and runs all segments of a batch through each model in one call;
+its values equal torchmetrics' to 1e-5 on the same model files. Its state is a float64 sum of the
+four scores and a count; an empty signal raises (torchmetrics loops forever).
+``NonIntrusiveSpeechQualityAssessment`` computes librosa's mel spectrogram in torch (float64, on the
+signals' device: librosa's values to 1e-12 on float64 signals, to its float32 rounding on float32
+ones), at the signal's own rate as torchmetrics does, and equals torchmetrics' scores to 1e-5 on the
+same checkpoint; its state is a float64 sum of the five scores and a count; the network is built at
+the first ``update`` (also from torchmetrics' copy in ``~/.torchmetrics/NISQA``) and is no submodule.
 """
 
 from lightning_metrics import _compat
+from lightning_metrics.audio.dnsmos import DeepNoiseSuppressionMeanOpinionScore
+from lightning_metrics.audio.nisqa import NonIntrusiveSpeechQualityAssessment
 from lightning_metrics.audio.pesq import PerceptualEvaluationSpeechQuality
 from lightning_metrics.audio.pit import PermutationInvariantTraining
 from lightning_metrics.audio.ratios import (
@@ -63,6 +75,8 @@ from lightning_metrics.audio.stoi import ShortTimeObjectiveIntelligibility
 
 __all__ = [
     "ComplexScaleInvariantSignalNoiseRatio",
+    "NonIntrusiveSpeechQualityAssessment",
+    "DeepNoiseSuppressionMeanOpinionScore",
     "PerceptualEvaluationSpeechQuality",
     "PermutationInvariantTraining",
     "ScaleInvariantSignalDistortionRatio",

@@ -14,10 +14,18 @@ and its host read.
 >>> psnr.compute()
 tensor(9.0309)
 
-FID, KID, the Inception score and MiFID take torchmetrics' Inception-v3 (``feature=2048``, its
-weights downloaded once) or any ``nn.Module`` feature extractor (:mod:`.generative`). The other
-metrics that need network weights (LPIPS, DISTS, ARNIQA, perceptual path length) are not offered:
-importing one says so; the torchmetrics object can be passed to ``MetricsCallback`` as it is.
+FID, KID, the Inception score and MiFID take torchmetrics' Inception-v3 (``feature=2048``: the FID
+Inception of :mod:`lightning_metrics.networks.inception`, written here, with torch-fidelity's weight
+file from ``feature_extractor_weights_path``, ``LIGHTNING_METRICS_WEIGHTS``, torch.hub's cache or one
+download) or any ``nn.Module`` feature extractor (:mod:`.generative`). LPIPS
+(``net_type`` alex / vgg / squeeze), DISTS and the perceptual path length (:mod:`.perceptual`) run on
+the AlexNet, VGG16 and SqueezeNet trunks, LPIPS heads and DISTS network of
+:mod:`lightning_metrics.networks` (written here, no torchvision), with torchvision's, LPIPS' and
+DISTS' published weight files (torch.hub's cache, the folder named by ``LIGHTNING_METRICS_WEIGHTS``,
+or a download); the keyword argument ``net`` (ours) passes a network instead. ARNIQA
+(:mod:`.arniqa`) runs a ResNet-50 written here and the release's regressor (``regressor_dataset``
+koniq10k / kadid10k), its weight files found the same way; the keyword argument ``model`` (ours)
+passes a network instead.
 
 Notes and differences from torchmetrics (image)
 -----------------------------------------------
@@ -35,9 +43,14 @@ scikit-image within that). Integer images are read as float32. FID keeps float64
 sum, a sum of outer products, a count per distribution) and takes the Fréchet distance through a
 symmetric eigendecomposition in float64 (torchmetrics: eigenvalues of the non-symmetric product);
 KID, IS and MiFID keep the features and draw their random subsets and shuffles as torchmetrics does.
+ARNIQA keeps a float64 sum and a count (``reduction="none"`` of the class returns the sum, as
+torchmetrics'); its half-scale image is torchvision's antialiased bilinear ``Resize``, done by
+``interpolate``; its regressor's TorchScript file is read without running TorchScript; values equal
+torchmetrics' on the same weight files to 1e-5.
 """
 
 from lightning_metrics import _compat
+from lightning_metrics.image.arniqa import ARNIQA
 from lightning_metrics.image.correlation import (
     SpatialCorrelationCoefficient,
     TotalVariation,
@@ -54,6 +67,11 @@ from lightning_metrics.image.pansharpening import (
     SpatialDistortionIndex,
     SpectralDistortionIndex,
 )
+from lightning_metrics.image.perceptual import (
+    DeepImageStructureAndTextureSimilarity,
+    LearnedPerceptualImagePatchSimilarity,
+    PerceptualPathLength,
+)
 from lightning_metrics.image.psnr import PeakSignalNoiseRatio, PeakSignalNoiseRatioWithBlockedEffect
 from lightning_metrics.image.spectral import (
     ErrorRelativeGlobalDimensionlessSynthesis,
@@ -68,14 +86,18 @@ from lightning_metrics.image.structural import (
 )
 
 __all__ = [
+    "ARNIQA",
+    "DeepImageStructureAndTextureSimilarity",
     "ErrorRelativeGlobalDimensionlessSynthesis",
     "FrechetInceptionDistance",
     "InceptionScore",
     "KernelInceptionDistance",
+    "LearnedPerceptualImagePatchSimilarity",
     "MemorizationInformedFrechetInceptionDistance",
     "MultiScaleStructuralSimilarityIndexMeasure",
     "PeakSignalNoiseRatio",
     "PeakSignalNoiseRatioWithBlockedEffect",
+    "PerceptualPathLength",
     "QualityWithNoReference",
     "RelativeAverageSpectralError",
     "RootMeanSquaredErrorUsingSlidingWindow",

@@ -24,8 +24,11 @@ checkpoint path besides torchmetrics' names; ``CLIPImageQualityAssessment`` keep
 probabilities; both merge exactly (``full_state_update=False``), run their model in evaluation
 mode without gradients whatever the mode of the module holding them, and read transformers 5's
 ``get_*_features`` output objects (torchmetrics 1.9 expects tensors). The default
-``model_name_or_path="clip_iqa"`` of CLIP-IQA is ``piq``'s model, loaded through ``piq`` as in
-torchmetrics.
+``model_name_or_path="clip_iqa"`` of CLIP-IQA is ``piq``'s model (OpenAI's CLIP RN50), written
+here without piq or torchvision (``lightning_metrics.networks.clip_resnet``, equal to piq's on the
+same weights), its file through ``lightning_metrics.networks.weights`` (OpenAI's URL and published
+checksum, torch.hub's cache, the ``LIGHTNING_METRICS_WEIGHTS`` folder); the tokenizer is
+``openai/clip-vit-base-patch16``'s from ``transformers``, as in torchmetrics.
 """
 
 from lightning_metrics import _compat

@@ -46,7 +46,7 @@ class CLIPImageQualityAssessment(Metric):
     >>> metric.update(torch.rand(1, 3, 32, 32))
     >>> {name: value.shape for name, value in metric.compute().items()}
     {'quality': torch.Size([3]), 'sharpness': torch.Size([3])}
-    >>> CLIPImageQualityAssessment()  # piq's CLIP-IQA model  # doctest: +SKIP
+    >>> CLIPImageQualityAssessment()  # piq's CLIP RN50 (downloaded) and the hub's tokenizer  # doctest: +SKIP
     """
 
     is_differentiable: bool = False

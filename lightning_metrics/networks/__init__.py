@@ -40,6 +40,8 @@ NETWORKS: dict[str, str] = {
     "lpips": "lpips:LPIPSNetwork",
     "dists": "dists:DISTSNetwork",
     "arniqa": "arniqa:ARNIQANetwork",
+    "nisqa": "nisqa:NISQANetwork",
+    "clip-rn50": "clip_resnet:CLIPResNet",
 }
 
 

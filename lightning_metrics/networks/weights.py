@@ -53,15 +53,17 @@ class WeightFile:
     url: str
     checksum: Optional[str]  # the full SHA-256 or its leading hex digits; None where none is published
     used_by: str
+    local_name: Optional[str] = None  # the name on disk where the URL's last part is not unique (DNSMOS)
 
     @property
     def filename(self) -> str:
-        return self.url.rsplit("/", 1)[-1]
+        return self.local_name or self.url.rsplit("/", 1)[-1]
 
 
 _TORCHVISION = "https://download.pytorch.org/models"
 _LPIPS = "https://github.com/richzhang/PerceptualSimilarity/raw/master/lpips/weights/v0.1"
 _ARNIQA = "https://github.com/miccunifi/ARNIQA/releases/download/weights"
+_DNSMOS = "https://raw.githubusercontent.com/microsoft/DNS-Challenge/master/DNSMOS"
 
 WEIGHT_FILES: dict[str, WeightFile] = {
     # torch-fidelity's port of the TensorFlow FID Inception-v3 (torchmetrics' FID, KID, IS, MiFID)
@@ -97,6 +99,44 @@ WEIGHT_FILES: dict[str, WeightFile] = {
     "arniqa-encoder": WeightFile(f"{_ARNIQA}/ARNIQA.pth", None, "ARNIQA"),
     "arniqa-regressor-koniq10k": WeightFile(f"{_ARNIQA}/regressor_koniq10k.pth", None, "ARNIQA"),
     "arniqa-regressor-kadid10k": WeightFile(f"{_ARNIQA}/regressor_kadid10k.pth", None, "ARNIQA"),
+    # NISQA v2.0's checkpoint (its args and model state), from the repository's branch as torchmetrics
+    # downloads it: no checksum is published
+    "nisqa": WeightFile(
+        "https://github.com/gabrielmittag/NISQA/raw/refs/heads/master/weights/nisqa.tar",
+        None,
+        "NonIntrusiveSpeechQualityAssessment",
+    ),
+    # DNSMOS' ONNX models (onnxruntime runs them), at the URLs torchmetrics downloads them from. The
+    # DNS-Challenge repository publishes no checksum: these are the SHA-256 of the files served there
+    # (its commit 591184a). Two files share the name sig_bak_ovr.onnx: on disk each has its folder's prefix.
+    "dnsmos-p808": WeightFile(
+        f"{_DNSMOS}/DNSMOS/model_v8.onnx",
+        "9246480c58567bc6affd4200938e77eef49468c8bc7ed3776d109c07456f6e91",
+        "DeepNoiseSuppressionMeanOpinionScore",
+        "DNSMOS_model_v8.onnx",
+    ),
+    "dnsmos-sig-bak-ovr": WeightFile(
+        f"{_DNSMOS}/DNSMOS/sig_bak_ovr.onnx",
+        "269fbebdb513aa23cddfbb593542ecc540284a91849ac50516870e1ac78f6edd",
+        "DeepNoiseSuppressionMeanOpinionScore (personalized=False)",
+        "DNSMOS_sig_bak_ovr.onnx",
+    ),
+    "dnsmos-personalized-sig-bak-ovr": WeightFile(
+        f"{_DNSMOS}/pDNSMOS/sig_bak_ovr.onnx",
+        "9e3a197449ca2177f0997afec3bd6b890117ce2f17b89d6eea7fa0d47272c81c",
+        "DeepNoiseSuppressionMeanOpinionScore (personalized=True)",
+        "pDNSMOS_sig_bak_ovr.onnx",
+    ),
+    # OpenAI's CLIP RN50 (a TorchScript archive), the model piq loads for CLIP-IQA (torchmetrics'
+    # model_name_or_path="clip_iqa"); piq downloads its own snapshot of this file first
+    # (github.com/photosynthesis-team/piq/releases/download/v0.7.1/RN50.pt). OpenAI publishes the
+    # SHA-256 in the URL.
+    "clip-rn50": WeightFile(
+        "https://openaipublic.azureedge.net/clip/models/"
+        "afeb0e10f9e5a86da6080e35cf09123aca3b358a0c3e3b6c78a7b63bc04b6762/RN50.pt",
+        "afeb0e10f9e5a86da6080e35cf09123aca3b358a0c3e3b6c78a7b63bc04b6762",
+        "CLIPImageQualityAssessment (model_name_or_path='clip_iqa')",
+    ),
 }
 
 _verified: dict[tuple[str, int, int], str] = {}  # (path, size, mtime) -> digest: each file is hashed once

@@ -16,13 +16,10 @@ torchmetrics = pytest.importorskip("torchmetrics")
 
 PACKAGES = ("image", "functional.image", "audio", "functional.audio")
 NOT_OFFERED = {
-    "image": ["LearnedPerceptualImagePatchSimilarity", "DeepImageStructureAndTextureSimilarity",
-              "PerceptualPathLength", "ARNIQA"],
-    "functional.image": ["learned_perceptual_image_patch_similarity", "arniqa", "perceptual_path_length",
-                         "deep_image_structure_and_texture_similarity"],
+    "image": [],
+    "functional.image": [],
     "audio": ["PerceptualEvaluationSpeechQuality", "ShortTimeObjectiveIntelligibility",
-              "SpeechReverberationModulationEnergyRatio", "DeepNoiseSuppressionMeanOpinionScore",
-              "NonIntrusiveSpeechQualityAssessment"],
+              "SpeechReverberationModulationEnergyRatio"],
     "functional.audio": ["perceptual_evaluation_speech_quality", "short_time_objective_intelligibility"],
 }
 
@@ -34,15 +31,19 @@ def test_all_lists_every_model_free_torchmetrics_name(package):
     expected = set(theirs.__all__) - set(NOT_OFFERED[package]) - {"CLIPImageQualityAssessment"}
     if package == "image":  # torchmetrics lists these with torch-fidelity installed; ours need nothing more
         expected |= {"FrechetInceptionDistance", "InceptionScore", "KernelInceptionDistance"}
+        # torchmetrics lists these with torchvision installed
+        expected |= {"ARNIQA", "LearnedPerceptualImagePatchSimilarity", "PerceptualPathLength"}
     # torchmetrics lists these only when pesq / pystoi / gammatone+torchaudio import; ours need no more
     if package == "audio":
         expected |= {
+            "NonIntrusiveSpeechQualityAssessment",  # torchmetrics: with librosa and requests
             "PerceptualEvaluationSpeechQuality",
             "ShortTimeObjectiveIntelligibility",
             "SpeechReverberationModulationEnergyRatio",
         }
     if package == "functional.audio":
         expected |= {
+            "non_intrusive_speech_quality_assessment",
             "perceptual_evaluation_speech_quality",
             "short_time_objective_intelligibility",
             "speech_reverberation_modulation_energy_ratio",
@@ -52,18 +53,38 @@ def test_all_lists_every_model_free_torchmetrics_name(package):
         assert getattr(ours, name).__doc__, name
 
 
-def test_importing_a_model_based_metric_says_it_is_not_offered():
-    with pytest.raises(ImportError, match="does not offer torchmetrics.image.PerceptualPathLength.*weights"):
-        from lightning_metrics.image import PerceptualPathLength  # noqa: F401
-    with pytest.raises(ImportError, match="does not offer.*MetricsCallback"):
-        from lightning_metrics.image.perceptual_path_length import PerceptualPathLength  # noqa: F401,F811
-    with pytest.raises(ImportError, match="does not offer.*DeepNoiseSuppressionMeanOpinionScore"):
-        from lightning_metrics.audio import DeepNoiseSuppressionMeanOpinionScore  # noqa: F401
-    with pytest.raises(ImportError, match="does not offer.*arniqa.*torchmetrics function"):
-        from lightning_metrics.functional.image import arniqa  # noqa: F401
-    import lightning_metrics.image as lmi
+def _not_offered_imports() -> list[tuple[str, str]]:
+    """(torchmetrics module path, name) of every name still in ``_NEEDS_WEIGHTS``."""
+    from lightning_metrics import _compat
 
-    assert not hasattr(lmi, "LearnedPerceptualImagePatchSimilarity")
+    return [(path, name) for path, names in _compat.table().items() for name in names
+            if name in _compat._NEEDS_WEIGHTS and path not in ("", "functional")]  # fmt: skip
+
+
+def test_importing_a_model_based_metric_says_it_is_not_offered():
+    """Every name that needs weights or a tool we do not load, at each of its torchmetrics paths."""
+    for path, name in _not_offered_imports():
+        module = importlib.import_module(f"lightning_metrics.{path}")
+        todo = "torchmetrics function" if path.startswith("functional") else "MetricsCallback"
+        with pytest.raises(ImportError, match=f"does not offer torchmetrics.{path}.{name}.*weights.*{todo}"):
+            exec(f"from lightning_metrics.{path} import {name}", {})
+        assert not hasattr(module, name), (path, name)
+
+
+def test_the_perceptual_metrics_are_offered_at_torchmetrics_paths():
+    from lightning_metrics.functional.image import perceptual as functional
+    from lightning_metrics.image import perceptual
+
+    for path, name, obj in [
+        ("image.lpip", "LearnedPerceptualImagePatchSimilarity", perceptual.LearnedPerceptualImagePatchSimilarity),
+        ("image.dists", "DeepImageStructureAndTextureSimilarity", perceptual.DeepImageStructureAndTextureSimilarity),
+        ("image.perceptual_path_length", "PerceptualPathLength", perceptual.PerceptualPathLength),
+        ("functional.image.lpips", "learned_perceptual_image_patch_similarity",
+         functional.learned_perceptual_image_patch_similarity),
+        ("functional.image.dists", "deep_image_structure_and_texture_similarity",
+         functional.deep_image_structure_and_texture_similarity),
+    ]:  # fmt: skip
+        assert getattr(importlib.import_module(f"lightning_metrics.{path}"), name) is obj, path
 
 
 @pytest.mark.parametrize(("path", "name"), [("image.psnr", "PeakSignalNoiseRatio"),

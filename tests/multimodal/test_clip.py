@@ -180,14 +180,16 @@ def test_clip_iqa_arguments_are_checked(clip):
     assert metric.probs_list == []
 
 
-def test_clip_iqa_default_model_needs_piq():
-    try:
-        import piq  # noqa: F401
-    except ImportError:
-        with pytest.raises(ModuleNotFoundError, match="piq"):
-            CLIPImageQualityAssessment()
-    else:
-        pytest.skip("piq is installed: its model would be downloaded")
+def test_clip_iqa_default_model_without_its_file_says_where_to_get_it(tmp_path, monkeypatch):
+    """The default "clip_iqa" is piq's CLIP RN50, written here (tests/networks/test_clip_resnet.py checks
+    its values): without the file and without a network, the error names the file and its URL."""
+    from lightning_metrics.networks import weights
+
+    monkeypatch.setenv("TORCH_HOME", str(tmp_path))
+    monkeypatch.delenv(weights.ENV_VAR, raising=False)
+    monkeypatch.setattr(weights, "_download", lambda row, target: (_ for _ in ()).throw(OSError("no network")))
+    with pytest.raises(weights.WeightsUnavailableError, match=r"RN50\.pt.*openaipublic.*LIGHTNING_METRICS_WEIGHTS"):
+        CLIPImageQualityAssessment()
 
 
 def test_jina_wrapper_hands_pil_images_over():

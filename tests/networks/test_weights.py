@@ -62,7 +62,7 @@ def _register(monkeypatch, url: str, checksum) -> str:
 def test_every_registered_file_has_a_https_url_and_a_checksum_where_one_is_published():
     for name, row in weights.WEIGHT_FILES.items():
         assert row.url.startswith("https://"), name
-        assert row.filename.endswith((".pth", ".pt")), name
+        assert row.filename.endswith((".pth", ".pt", ".onnx", ".tar")), name  # .tar: NISQA's checkpoint
         if row.checksum is not None:
             assert len(row.checksum) in (8, 64) and int(row.checksum, 16) >= 0, name
     # torchvision and torch-fidelity publish the checksum's prefix in the file's name, as torch.hub reads it

@@ -284,6 +284,17 @@ EXCLUDED = {
         "FrechetInceptionDistance", "KernelInceptionDistance", "InceptionScore",
         "MemorizationInformedFrechetInceptionDistance")},
 }
+EXCLUDED.update({
+    "image.LearnedPerceptualImagePatchSimilarity": "runs LPIPS' network: tests/image/test_perceptual.py (random weights "
+    "in the real layout: values, checkpoints both ways, two processes)",
+    "image.DeepImageStructureAndTextureSimilarity": "runs DISTS' network: tests/image/test_perceptual.py",
+    "image.PerceptualPathLength": "samples a user's generator through LPIPS: tests/image/test_perceptual_path_length.py",
+    "image.ARNIQA": "runs ARNIQA's ResNet-50: tests/image/test_arniqa.py and tests/networks/test_arniqa_nisqa_*.py",
+    "audio.NonIntrusiveSpeechQualityAssessment": "runs NISQA's network: tests/audio/test_nisqa.py and "
+    "tests/networks/test_arniqa_nisqa_*.py",
+})
+EXCLUDED["audio.DeepNoiseSuppressionMeanOpinionScore"] = (
+    "runs ONNX model files in onnxruntime: tests/audio/test_dnsmos.py writes small random ones (values, states)")
 if "PerceptualEvaluationSpeechQuality" not in AUDIO:
     EXCLUDED["audio.PerceptualEvaluationSpeechQuality"] = "needs the optional pesq package (tests/audio/test_pesq.py)"
 

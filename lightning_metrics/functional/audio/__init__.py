@@ -7,12 +7,15 @@
 tensor(18.4030)
 
 STOI and SRMR run natively; PESQ needs the optional ``pesq`` package (``pip install
-lightning_metrics[audio]``). DNSMOS and NISQA need network weights and are not offered: importing
-one says so.
+lightning_metrics[audio]``), DNSMOS ``onnxruntime`` (``pip install lightning_metrics[dnsmos]``)
+and its model files (:mod:`lightning_metrics.networks.weights`). NISQA runs its network
+(:mod:`lightning_metrics.networks.nisqa`) on the published checkpoint, found the same way.
 """
 
 from lightning_metrics import _compat
 from lightning_metrics.functional.audio.distortion import signal_distortion_ratio
+from lightning_metrics.functional.audio.dnsmos import deep_noise_suppression_mean_opinion_score
+from lightning_metrics.functional.audio.nisqa import non_intrusive_speech_quality_assessment
 from lightning_metrics.functional.audio.pesq import perceptual_evaluation_speech_quality
 from lightning_metrics.functional.audio.pit import permutation_invariant_training, pit_permutate
 from lightning_metrics.functional.audio.ratios import (
@@ -27,6 +30,8 @@ from lightning_metrics.functional.audio.stoi import short_time_objective_intelli
 
 __all__ = [
     "complex_scale_invariant_signal_noise_ratio",
+    "non_intrusive_speech_quality_assessment",
+    "deep_noise_suppression_mean_opinion_score",
     "perceptual_evaluation_speech_quality",
     "permutation_invariant_training",
     "pit_permutate",

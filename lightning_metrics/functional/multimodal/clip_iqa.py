@@ -1,9 +1,12 @@
 """CLIP-IQA: how much more an image's CLIP embedding resembles the positive prompt of a pair
 ("Good photo.") than the negative one ("Bad photo."), as a probability (torchmetrics' ``clip_iqa``).
 
-``model_name_or_path="clip_iqa"`` is the CLIP-IQA model of the ``piq`` package (its weights are
-downloaded by ``piq``); any other value is a ``transformers`` CLIP model as for CLIP score (a name,
-a local checkpoint, or a callable returning ``(model, processor)``).
+``model_name_or_path="clip_iqa"`` is the model torchmetrics takes from the ``piq`` package, OpenAI's
+CLIP RN50, written here (:class:`~lightning_metrics.networks.clip_resnet.CLIPResNet`: no piq, no
+torchvision) with its weights through :mod:`lightning_metrics.networks.weights`, and the CLIP
+tokenizer of ``openai/clip-vit-base-patch16`` from ``transformers`` (as torchmetrics); any other
+value is a ``transformers`` CLIP model as for CLIP score (a name, a local checkpoint, or a callable
+returning ``(model, processor)``).
 """
 
 from __future__ import annotations
@@ -86,19 +89,18 @@ def check_data_range(data_range: Any) -> None:
 
 
 def load_model(model_name_or_path: Any) -> tuple[Any, Any]:
-    """``(model, processor)``: piq's CLIP-IQA model for ``"clip_iqa"``, a transformers CLIP otherwise."""
+    """``(model, processor)``: the CLIP RN50 of piq's CLIP-IQA for ``"clip_iqa"`` (see the module), a
+    transformers CLIP otherwise."""
     if model_name_or_path != "clip_iqa":
         return load_clip(model_name_or_path, _WHAT)
-    try:
-        import piq
-    except ImportError as err:
-        raise ModuleNotFoundError(
-            "CLIPImageQualityAssessment with `model_name_or_path='clip_iqa'` needs the `piq` package (>= 0.8), "
-            "which downloads its weights: pip install piq. Or pass a transformers CLIP model "
-            "(`model_name_or_path='openai/clip-vit-base-patch16'`, a local checkpoint or a callable).",
-            name="piq",
-        ) from err
-    return piq.clip_iqa.clip.load().eval(), hf.load(_WHAT, "CLIPProcessor", "openai/clip-vit-base-patch16")
+    from lightning_metrics.networks import network
+
+    return network("clip-rn50"), default_processor()
+
+
+def default_processor() -> Any:
+    """The CLIP tokenizer torchmetrics uses with ``"clip_iqa"`` (any CLIP checkpoint's is the same)."""
+    return hf.load(_WHAT, "CLIPProcessor", "openai/clip-vit-base-patch16")
 
 
 def anchor_vectors(
