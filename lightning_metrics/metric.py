@@ -105,6 +105,9 @@ class Metric(MetricArithmetic, MetricStateIO, PreparedUpdates, SampleWeightState
     # Names of the parts of a tuple result, e.g. ("value", "threshold"): the Lightning
     # integration logs the first as the metric and the others beside it ("val/name/threshold").
     result_names: Optional[tuple[str, ...]] = None
+    # Names of the entries of a vector result that is no per-class value, e.g. DNSMOS' four scores: the
+    # Lightning integration logs each entry as a scalar ("val/dnsmos/p808_mos").
+    score_names: Optional[tuple[str, ...]] = None
 
     # True when one update over batches concatenated along dim 0 equals one update per batch, in
     # order: the update adds per-sample sums, counts or histograms, or appends samples. The

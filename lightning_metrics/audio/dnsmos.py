@@ -38,6 +38,8 @@ class DeepNoiseSuppressionMeanOpinionScore(ValidatedInputs, Metric):
     (torch.Size([4]), 3)
     """
 
+    score_names = ("p808_mos", "mos_sig", "mos_bak", "mos_ovr")  # logged one by one
+
     plot = _plot_methods.plot_value
     is_differentiable = False
     higher_is_better = True

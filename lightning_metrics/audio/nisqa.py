@@ -31,6 +31,8 @@ class NonIntrusiveSpeechQualityAssessment(ValidatedInputs, Metric):
     (torch.Size([5]), tensor(3))
     """
 
+    score_names = ("mos", "noisiness", "discontinuity", "coloration", "loudness")  # logged one by one
+
     is_differentiable = False
     higher_is_better = True
     full_state_update = False

@@ -8,7 +8,8 @@ metric computes passes through :meth:`Router.route`, which looks at its shape:
   ``"val/recall/0_zero"``, or ``"val/f1/0"`` without class names; the index is zero-padded to
   the number of classes), so that TensorBoard, W&B and MLflow, which sort tags by name, list
   the classes in their order; the vector is also offered to the sinks (for a bar chart, say);
-- a mapping is routed key by key (``"val/name/<key>"``);
+- a mapping is routed key by key (``"val/name/<key>"``); a vector of named scores (a metric's
+  ``score_names``, e.g. DNSMOS' ``p808_mos, mos_sig, ...``) entry by entry (``"val/dnsmos/p808_mos"``);
 - a matrix, a curve or anything else never reaches ``self.log``: it is offered to the sinks.
 
 A sink is the seam for writers of non-scalars (TensorBoard images, files, other loggers): an
@@ -205,6 +206,14 @@ class Router:
                 name = result.name if index == 0 else f"{result.name}{self.separator}{part}"
                 self.route_value(result.stage, name, part_value, context, result.dataloader_idx,
                                  num_classes=_num_classes(result.metric), metric=None)
+            return
+        scores = getattr(result.metric, "score_names", None)
+        if kind is ResultKind.OTHER and scores and isinstance(result.value, Tensor) and result.value.ndim == 1 \
+                and result.value.numel() == len(scores):
+            # a vector of named scores (DNSMOS' p808_mos, mos_sig, ...): one scalar each, beside the metric's name
+            for part, part_value in zip(scores, result.value.unbind(0)):
+                self.route_value(result.stage, f"{result.name}{self.separator}{part}", part_value, context,
+                                 result.dataloader_idx, metric=None)
             return
         if kind is ResultKind.MAPPING:
             per_class = getattr(result.metric, "per_class_result", None)

@@ -180,3 +180,25 @@ def test_two_processes_equal_one(models):
     single.update(_signals(30, 16000, 3, 1.0))
     for value in results:
         torch.testing.assert_close(value, single.compute(), rtol=0, atol=1e-12)
+
+
+def test_the_callback_logs_each_score(models):
+    import lightning.pytorch as L
+    from torch.utils.data import DataLoader, TensorDataset
+
+    import lightning_metrics as lm
+    from tests._lightning import quiet_trainer
+
+    class Model(L.LightningModule):
+        def validation_step(self, batch, batch_idx):
+            return {"preds": batch[0]}
+
+    signals = _signals(31, 16000, 5, 1.0)
+    callback = lm.MetricsCallback({"dnsmos": lma.DeepNoiseSuppressionMeanOpinionScore(16000, False)},
+                                  stages=("val",), inputs={"preds": "preds"})
+    trainer = quiet_trainer(callbacks=[callback])
+    trainer.validate(Model(), DataLoader(TensorDataset(signals), batch_size=2))
+    direct = lma.DeepNoiseSuppressionMeanOpinionScore(16000, False)
+    direct.update(signals)
+    for name, value in zip(("p808_mos", "mos_sig", "mos_bak", "mos_ovr"), direct.compute()):
+        assert float(trainer.callback_metrics[f"val/dnsmos/{name}"]) == pytest.approx(float(value), rel=1e-5)

@@ -47,7 +47,9 @@ def test_callback_logs_arniqa_and_nisqa():
     torch.testing.assert_close(
         logged["val/arniqa_mean"], expected["arniqa_mean"].compute(), rtol=1e-6, atol=1e-7
     )
-    # NISQA's five scores are no scalar: not given to self.log, kept in the callback's results
-    torch.testing.assert_close(
-        callback.results["val/nisqa"], expected["nisqa"].compute(), rtol=1e-6, atol=1e-6
-    )
+    # NISQA's five scores: one logged scalar each (its score_names), the vector kept in the callback's results
+    scores = expected["nisqa"].compute()
+    torch.testing.assert_close(callback.results["val/nisqa"], scores, rtol=1e-6, atol=1e-6)
+    names = ("mos", "noisiness", "discontinuity", "coloration", "loudness")
+    for name, value in zip(names, scores):
+        torch.testing.assert_close(logged[f"val/nisqa/{name}"], value.float(), rtol=1e-6, atol=1e-6)
