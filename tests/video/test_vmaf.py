@@ -122,3 +122,23 @@ def test_two_processes_equal_one():
         for key in expected:
             assert value[key].shape == (3, 2), key
             torch.testing.assert_close(value[key], expected[key], rtol=0, atol=1e-5, msg=key)
+
+
+def test_the_callback_keeps_the_per_frame_scores():
+    import lightning.pytorch as L
+    from torch.utils.data import DataLoader, TensorDataset
+
+    import lightning_metrics as lm
+    from tests._lightning import quiet_trainer
+
+    class Model(L.LightningModule):
+        def validation_step(self, batch, batch_idx):
+            return {"preds": batch[0], "target": batch[1]}
+
+    preds, target = _videos(5, 3, 3)
+    callback = lm.MetricsCallback({"vmaf": lmv.VideoMultiMethodAssessmentFusion()}, stages=("val",), plots=False)
+    quiet_trainer(callbacks=[callback]).validate(Model(), DataLoader(TensorDataset(preds, target), batch_size=2))
+    direct = lmv.VideoMultiMethodAssessmentFusion()
+    direct.update(preds, target)
+    # (videos, frames) is no scalar: not given to self.log, kept whole in the callback's results
+    torch.testing.assert_close(callback.results["val/vmaf"], direct.compute())
