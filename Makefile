@@ -35,7 +35,7 @@ install: $(STAMP)
 	@echo "The environment is $(VENV): \`source $(VENV)/bin/activate\` to use it, or start commands with $(VENV)/bin/ ($(VENV)/bin/python, $(VENV)/bin/tensorboard)."
 
 test: $(STAMP)
-	@echo "make test: the whole suite with 2 workers, about 6 minutes on 2 cores (make test-quick: the core and the Lightning integration, about 2-3 minutes)"
+	@echo "make test: the whole suite with 2 workers, about 12 minutes on 2 cores (make test-quick: the core and the Lightning integration, about 2-3 minutes)"
 	$(PY) -m pytest -n 2 --dist loadfile -q
 
 test-quick: $(STAMP)

@@ -166,6 +166,13 @@ class CurveMetric(Metric):
             out["weights"] = _ones_for(out["target"])
         return out
 
+    def merge_state(self, incoming_state: Any) -> None:
+        """As :meth:`Metric.merge_state`; a state dict without weights (torchmetrics' ``preds``/``target``
+        only, or one saved before weights existed) merges as unweighted samples."""
+        if isinstance(incoming_state, dict) and "weights" in self._defaults and "weights" not in incoming_state:
+            incoming_state = {**incoming_state, "weights": []}
+        super().merge_state(incoming_state)
+
     def _merge_states(self, incoming: dict[str, Any]) -> None:
         """Exact: both sides in the weighted layout first when one of them is weighted (``forward`` and
         ``merge_state``), so that the weights stay aligned with the targets."""

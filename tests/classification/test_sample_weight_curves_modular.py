@@ -244,3 +244,16 @@ def test_ddp_one_rank_weighted_the_other_not_or_empty():
     for rank_result in results:
         _same(rank_result["hinge"], lmf.multiclass_hinge_loss(m["preds"], m["target"], C, sample_weight=weight),
               "hinge")
+
+
+def test_a_state_dict_without_weights_merges_as_unweighted_samples():
+    from lightning_metrics.classification import BinaryAUROC
+
+    preds, target = torch.tensor([0.2, 0.8, 0.6, 0.3, 0.9]), torch.tensor([0, 1, 0, 1, 0])
+    weight = torch.tensor([1.0, 2.0, 0.0, 1.0, 1.0])
+    merged = BinaryAUROC()
+    merged.update(preds[:3], target[:3], sample_weight=weight[:3])
+    merged.merge_state({"preds": [preds[3:]], "target": [target[3:]]})  # torchmetrics' states: no weights
+    whole = BinaryAUROC()
+    whole.update(preds, target, sample_weight=weight)
+    assert torch.equal(merged.compute(), whole.compute())
