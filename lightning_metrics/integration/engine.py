@@ -519,13 +519,17 @@ class MetricsEngine(resume.EngineCheckpoints, EngineTaskInference, EngineLogging
         layout = self._weighted_layouts.get(stage)
         if layout is None:  # the stage's inputs name the weights already
             return record, self._layouts[stage]
-        skipped = weights.unweighted_names(self.templates[stage])
-        if skipped:
-            self._warn_once(
-                ("unweighted", stage),
-                f"{self.owner}: the step output's {self.sample_weight_key!r} weights the {stage!r} metrics that take "
-                f"`sample_weight`; {skipped} do not and are computed unweighted.",
-            )
+        token = ("unweighted", stage)
+        if token not in self._warned:  # the signatures are read at the stage's first weighted batch only
+            skipped = weights.unweighted_names(self.templates[stage])
+            if skipped:
+                self._warn_once(
+                    token,
+                    f"{self.owner}: the step output's {self.sample_weight_key!r} weights the {stage!r} metrics that "
+                    f"take `sample_weight`; {skipped} do not and are computed unweighted.",
+                )
+            else:
+                self._warned.add(token)
         return (*record, outputs[self.sample_weight_key]), layout
 
     def _missing_keys(self, stage: str, outputs: Any) -> ValueError:

@@ -48,7 +48,6 @@ from lightning_metrics.functional.regression._checks import (
     check_multioutput,
     check_num_outputs_arg,
     check_same_shape,
-    sample_weight_for,
 )
 from lightning_metrics.functional.regression.moment_measures import (
     NORMALIZATIONS,
@@ -63,6 +62,7 @@ from lightning_metrics.functional.regression.moment_measures import (
 )
 from lightning_metrics.metric import Metric
 from lightning_metrics.utilities.exceptions import MetricInputError
+from lightning_metrics.utilities.sample_weight import as_sample_weight
 
 
 def _view(of_moments: Any, doc: str, integer: bool = False, squeeze: bool = False) -> property:
@@ -194,7 +194,7 @@ class _MomentMetric(ValidatedInputs, Metric):
     def _weight_columns(self, sample_weight: Any, preds: Tensor, target: Tensor) -> Tensor:
         """The checked weights laid out as :func:`~._moments.as_columns` lays out the inputs; the metric is
         weighted from now on (until ``reset``)."""
-        weight = sample_weight_for(sample_weight, target.shape, target.device, self.validate_args)
+        weight = as_sample_weight(sample_weight, target.shape, device=target.device, validate=self.validate_args)
         self.__dict__["_sample_weighted"] = True
         return weight if preds.ndim == 2 else weight.reshape(-1, 1)
 

@@ -34,7 +34,8 @@ from torch.utils.data import DataLoader, Sampler
 import lightning_metrics as lm
 from lightning_metrics.audio import ScaleInvariantSignalDistortionRatio
 from lightning_metrics.classification import (
-    BinaryAUROC, MulticlassAccuracy, MulticlassF1Score, MulticlassPrecision, MulticlassRecall,
+    BinaryAccuracy, BinaryAUROC, MulticlassAccuracy, MulticlassAUROC, MulticlassF1Score, MulticlassPrecision,
+    MulticlassRecall,
 )
 from lightning_metrics.clustering import AdjustedRandScore
 from lightning_metrics.detection import MeanAveragePrecision
@@ -64,6 +65,10 @@ def lifecycle_metrics() -> dict[str, Any]:
         "sisdr": ScaleInvariantSignalDistortionRatio(),  # a per-sample mean
         "ari": AdjustedRandScore(),  # cluster labels against classes
         "recall": ClasswiseWrapper(MulticlassRecall(NUM_CLASSES, average=None)),  # a wrapper (per-class keys)
+        # sample weights (statistics of their own: a metric equal to another but weighted would share its
+        # update, which the engine refuses with differing inputs)
+        "acc_w": BinaryAccuracy(),  # weighted counts (float64 once weighted)
+        "auroc_w": MulticlassAUROC(NUM_CLASSES),  # cat tensors with a cat state of weights
     }
 
 
@@ -76,6 +81,8 @@ LIFECYCLE_INPUTS: dict[str, Any] = {
     "rmap": {"preds": "scores", "target": "relevant", "indexes": "query"},
     "sisdr": ("signal", "clean"),
     "ari": ("clusters", "target"),
+    "acc_w": {"preds": "probs", "target": "binary", "sample_weight": "weight"},
+    "auroc_w": {"preds": "preds", "target": "target", "sample_weight": "weight"},
 }
 
 
@@ -109,6 +116,8 @@ def lifecycle_outputs(logits: Tensor, y: Tensor, index: Tensor) -> dict[str, Any
         "probs": probs, "binary": (y == 0).long(),
         "scores": probs, "relevant": (y == 0).long(), "query": index // 5,
         "clusters": logits.argmax(-1),
+        # zeros, fractions, integers; sample 0 (what a DistributedSampler repeats as padding) weighs 3
+        "weight": torch.tensor([3.0, 0.0, 1.0, 2.5, 0.5])[index % 5].double(),
         "signal": clean + (0.1 + 0.05 * (index % 3)).unsqueeze(1) * noise, "clean": clean,
         "boxes_pred": [
             {"boxes": torch.tensor([box(i, j, 0.0) for j in range(1 + i % 2)]),

@@ -202,7 +202,7 @@ def test_an_uninterrupted_fit_logs_the_oracle_values(runs: Runs, world: int) -> 
     states.append(checkpoint["lightning_metrics"])
     for state in states:
         native = state["metrics"]["train_metrics"]["native"]
-        for metric in ("acc", "auroc", "loss", "accuracy", "boot"):
+        for metric in ("acc", "auroc", "acc_w", "auroc_w", "loss", "accuracy", "boot"):
             if metric in native:
                 assert native[metric]["count"] == 0, (name, metric)
 

@@ -83,6 +83,32 @@ def check_tensor(name: str, value: Any) -> None:
         raise TypeError(f"Argument `{name}` must be a tensor, got {type(value).__name__}")
 
 
+def check_rgb_batch(name: str, img: Any) -> None:
+    """``img`` is a floating tensor of RGB images ``(N, 3, H, W)`` (the input of the perceptual networks).
+
+    >>> check_rgb_batch("img", torch.zeros(2, 1, 4, 4))
+    Traceback (most recent call last):
+    ...
+    ValueError: Argument `img` must have shape (N, 3, H, W), got (2, 1, 4, 4)
+    """
+    check_tensor(name, img)
+    if not (img.ndim == 4 and img.shape[1] == 3):
+        raise ValueError(f"Argument `{name}` must have shape (N, 3, H, W), got {tuple(img.shape)}")
+    if not img.is_floating_point():
+        raise ValueError(f"Argument `{name}` must be a floating point tensor, got {img.dtype}")
+
+
+def check_rgb_pair(names: tuple[str, str], first: Any, second: Any) -> None:
+    """Two :func:`check_rgb_batch` batches of one shape (an image pair per row)."""
+    check_rgb_batch(names[0], first)
+    check_rgb_batch(names[1], second)
+    if first.shape != second.shape:
+        raise ValueError(
+            f"Arguments `{names[0]}` and `{names[1]}` must have the same shape, got {tuple(first.shape)} and "
+            f"{tuple(second.shape)}"
+        )
+
+
 def check_images(preds: Any, target: Any, ndims: Sequence[int] = (4,), same_dtype: bool = False) -> None:
     """Two tensors of one shape with ``ndim`` in ``ndims`` (``(N, C, H, W)``, or ``(N, C, D, H, W)``)."""
     check_tensor("preds", preds)

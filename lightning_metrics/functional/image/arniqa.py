@@ -14,6 +14,7 @@ from typing import Any, Literal
 import torch
 from torch import Tensor, nn
 
+from lightning_metrics.functional.image._checks import check_rgb_batch
 from lightning_metrics.networks.weights import weight_path
 from lightning_metrics.utilities.checks import check_bool, check_choice
 
@@ -33,12 +34,7 @@ def check_arniqa_args(regressor_dataset: Any, reduction: Any, normalize: Any, au
 
 def check_arniqa_images(img: Any, normalize: bool) -> None:
     """``img`` is ``(N, 3, H, W)`` floats, in [0, 1] when ``normalize`` (as torchmetrics checks)."""
-    if not isinstance(img, Tensor):
-        raise TypeError(f"Argument `img` must be a tensor, got {type(img).__name__}")
-    if not (img.ndim == 4 and img.shape[1] == 3):
-        raise ValueError(f"Argument `img` must have shape (N, 3, H, W), got {tuple(img.shape)}")
-    if not img.is_floating_point():
-        raise ValueError(f"Argument `img` must be a floating point tensor, got {img.dtype}")
+    check_rgb_batch("img", img)
     if img.shape[-2] < 2 or img.shape[-1] < 2:
         raise ValueError(
             f"Argument `img` must be at least 2x2 pixels (it is also taken at half scale), "

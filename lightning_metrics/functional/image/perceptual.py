@@ -21,6 +21,7 @@ from typing import Any, Callable, Literal, Optional
 import torch
 from torch import Tensor, nn
 
+from lightning_metrics.functional.image._checks import check_rgb_pair
 from lightning_metrics.networks.weights import weight_path
 from lightning_metrics.utilities.checks import check_bool, check_choice
 
@@ -70,18 +71,7 @@ def check_lpips_images(img1: Any, img2: Any, normalize: bool) -> None:
 
     The ranges are torchmetrics' (it checks only the lower end of [-1, 1]); one host read.
     """
-    for name, img in (("img1", img1), ("img2", img2)):
-        if not isinstance(img, Tensor):
-            raise TypeError(f"Argument `{name}` must be a tensor, got {type(img).__name__}")
-        if not (img.ndim == 4 and img.shape[1] == 3):
-            raise ValueError(f"Argument `{name}` must have shape (N, 3, H, W), got {tuple(img.shape)}")
-        if not img.is_floating_point():
-            raise ValueError(f"Argument `{name}` must be a floating point tensor, got {img.dtype}")
-    if img1.shape != img2.shape:
-        raise ValueError(
-            f"Arguments `img1` and `img2` must have the same shape, got {tuple(img1.shape)} and "
-            f"{tuple(img2.shape)}"
-        )
+    check_rgb_pair(("img1", "img2"), img1, img2)
     if not img1.numel():
         return
     lows = torch.stack([img1.min(), img2.min()]).float()
@@ -152,18 +142,7 @@ def dists_network() -> nn.Module:
 
 def check_dists_images(preds: Any, target: Any) -> None:
     """Both ``(N, 3, H, W)`` floats of one shape (shapes only: no host read)."""
-    for name, img in (("preds", preds), ("target", target)):
-        if not isinstance(img, Tensor):
-            raise TypeError(f"Argument `{name}` must be a tensor, got {type(img).__name__}")
-        if not (img.ndim == 4 and img.shape[1] == 3):
-            raise ValueError(f"Argument `{name}` must have shape (N, 3, H, W), got {tuple(img.shape)}")
-        if not img.is_floating_point():
-            raise ValueError(f"Argument `{name}` must be a floating point tensor, got {img.dtype}")
-    if preds.shape != target.shape:
-        raise ValueError(
-            f"Arguments `preds` and `target` must have the same shape, got {tuple(preds.shape)} and "
-            f"{tuple(target.shape)}"
-        )
+    check_rgb_pair(("preds", "target"), preds, target)
 
 
 def dists_values(preds: Tensor, target: Tensor, net: nn.Module) -> Tensor:

@@ -9,16 +9,10 @@ lightning_metrics.utilities.exceptions.MetricInputError: `preds` and `target` mu
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
-from typing import Any
-
-import torch
 from torch import Tensor
 
 from lightning_metrics.utilities.checks import check_bool  # noqa: F401  (re-exported: the one bool check)
 from lightning_metrics.utilities.exceptions import MetricInputError
-from lightning_metrics.utilities.sample_weight import as_sample_weight, check_sample_weight_values
 
 MULTIOUTPUT_CHOICES = ("raw_values", "uniform_average", "variance_weighted")
 
@@ -32,38 +26,6 @@ def check_same_shape(preds: Tensor, target: Tensor, names: tuple[str, str] = ("p
             f"`{a}` and `{b}` must have the same shape, got {a}.shape={tuple(preds.shape)}"
             f" and {b}.shape={tuple(target.shape)}"
         )
-
-
-def sample_weight_for(
-    sample_weight: Any, target_shape: Sequence[int], device: torch.device, validate: bool = True
-) -> Tensor | None:
-    """``as_sample_weight`` (checked float64 weights broadcast to ``target_shape``, or ``None``), its value
-    check made cheap: the extremes in one kernel and one host read (a NaN, an infinity or a negative weight
-    shows in them); only then the shared check, whose message names the first bad weight. A float64 tensor
-    of the target's shape on its device is used as it is. ``validate=False`` skips the value check (the
-    shape is always checked).
-
-    >>> sample_weight_for([1, 2], (2,), torch.device("cpu"))
-    tensor([1., 2.], dtype=torch.float64)
-    >>> sample_weight_for([1.0, float("nan")], (2,), torch.device("cpu"))
-    Traceback (most recent call last):
-    ...
-    lightning_metrics.utilities.exceptions.MetricInputError: Argument `sample_weight` must hold finite, non-negative weights, got nan at index 1
-    """
-    if (
-        isinstance(sample_weight, Tensor)
-        and sample_weight.dtype == torch.float64
-        and sample_weight.shape == target_shape
-        and sample_weight.device == device
-    ):
-        weight = sample_weight
-    else:
-        weight = as_sample_weight(sample_weight, target_shape, device=device, validate=False)
-    if validate and weight is not None and weight.numel():
-        low, high = torch.aminmax(weight)
-        if not (float(low) >= 0 and math.isfinite(float(high))):
-            check_sample_weight_values(weight)
-    return weight
 
 
 def check_num_outputs_arg(num_outputs: object) -> None:

@@ -25,10 +25,10 @@ from torch import Tensor
 from lightning_metrics.functional.regression._checks import (
     check_reduction,
     check_same_shape,
-    sample_weight_for,
 )
 from lightning_metrics.functional.regression.moment_measures import result_dtype
 from lightning_metrics.utilities.exceptions import MetricInputError
+from lightning_metrics.utilities.sample_weight import as_sample_weight
 
 REDUCTIONS = ("mean", "sum", "none", None)
 
@@ -38,7 +38,7 @@ def weighted_rows(scores: Tensor, sample_weight: Any, validate: bool = True) -> 
     unchanged scores and the row count without weights."""
     if sample_weight is None:
         return scores, scores.shape[0]
-    weight = sample_weight_for(sample_weight, scores.shape[:1], scores.device, validate)
+    weight = as_sample_weight(sample_weight, scores.shape[:1], device=scores.device, validate=validate)
     return scores * weight, weight.sum()
 
 

@@ -27,11 +27,11 @@ from lightning_metrics.functional.regression._checks import (
     check_columns,
     check_num_outputs_arg,
     check_same_shape,
-    sample_weight_for,
 )
 from lightning_metrics.functional.regression._statistics import difference
 from lightning_metrics.functional.regression.moment_measures import result_dtype
 from lightning_metrics.utilities.exceptions import MetricArgumentError, MetricInputError
+from lightning_metrics.utilities.sample_weight import as_sample_weight
 
 EPSILON = 1.17e-06  # torchmetrics' (and scikit-learn's) lower bound for percentage-error denominators
 
@@ -73,7 +73,7 @@ def _weight(sample_weight: Any, target: Tensor, num_outputs: int = 1, validate: 
             f"Argument `sample_weight` must hold one weight per sample, shape ({target.shape[0]},), with"
             f" num_outputs={num_outputs}, got shape {tuple(sample_weight.shape)}"
         )
-    return sample_weight_for(sample_weight, target.shape, target.device, validate)
+    return as_sample_weight(sample_weight, target.shape, device=target.device, validate=validate)
 
 
 def _weighted_sum(terms: Tensor, weight: Tensor | None, dim: int | None = None) -> tuple[Tensor, Tensor | int]:

@@ -36,10 +36,10 @@ from lightning_metrics.functional.regression._checks import (
     check_multioutput,
     check_num_outputs_arg,
     check_same_shape,
-    sample_weight_for,
 )
 from lightning_metrics.utilities.exceptions import MetricInputError
 from lightning_metrics.utilities.prints import warn_at_caller
+from lightning_metrics.utilities.sample_weight import as_sample_weight
 
 NORMALIZATIONS = ("mean", "range", "std", "l2")
 
@@ -205,7 +205,7 @@ def concordance_from_moments(m: Tensor, dtype: torch.dtype) -> Tensor:
 
 def _weight(sample_weight: Any, target: Tensor) -> Tensor | None:
     """The checked ``sample_weight`` broadcast to ``target``'s shape (float64), or ``None``."""
-    return sample_weight_for(sample_weight, target.shape, target.device)
+    return as_sample_weight(sample_weight, target.shape, device=target.device)
 
 
 def _pooled(
